@@ -1,0 +1,413 @@
+/*
+ * Hints: defaults, MPI_Info in and out, display, digest and cross-rank
+ * agreement. The table and value parsers are in hints_table.c; the
+ * FERRY_HINTS patterns and FERRY_HINTS_FILE in hints_env.c.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/hints_internal.h"
+
+#define NWARN ((int)(sizeof(((ferry_hint_warnings *)0)->msg) / sizeof(((ferry_hint_warnings *)0)->msg[0])))
+
+void ferry_hint_warn(ferry_hint_warnings *w, const char *fmt, ...)
+{
+    if (!w)
+        return;
+    if (w->n < 0)
+        w->n = 0;
+    if (w->n > NWARN)
+        w->n = NWARN;
+    if (w->n == NWARN) {
+        /* full: the last slot says so */
+        snprintf(w->msg[NWARN - 1], sizeof w->msg[0], "further hint warnings suppressed");
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->msg[w->n], sizeof w->msg[0], fmt, ap);
+    va_end(ap);
+    w->n++;
+}
+
+void ferry_hints_defaults(ferry_hints *h)
+{
+    memset(h, 0, sizeof *h);
+    for (int i = 0; i < ferry_hint_count; i++)
+        if (!ferry_hint_table[i].alias)
+            ferry_hint_reset(h, &ferry_hint_table[i]);
+}
+
+static const char *src_name(ferry_hint_source s)
+{
+    switch (s) {
+    case FERRY_HINT_SRC_DEFAULT: return "default";
+    case FERRY_HINT_SRC_INFO: return "info";
+    case FERRY_HINT_SRC_FILE: return "file";
+    case FERRY_HINT_SRC_ENV: return "env";
+    case FERRY_HINT_SRC_DERIVED: return "derived";
+    }
+    return "?";
+}
+
+static const char *src_label(ferry_hint_source s)
+{
+    switch (s) {
+    case FERRY_HINT_SRC_INFO: return "MPI_Info";
+    case FERRY_HINT_SRC_FILE: return "FERRY_HINTS_FILE";
+    case FERRY_HINT_SRC_ENV: return "FERRY_HINTS";
+    default: return "hint";
+    }
+}
+
+/* Copies value without surrounding blanks into out (FERRY_HINT_STR bytes).
+ * Returns -1 if it does not fit. */
+static int trimmed(const char *value, char *out)
+{
+    size_t n = strnlen(value, FERRY_HINT_STR * 4);
+    const char *b = value, *e = value + n;
+    while (b < e && isspace((unsigned char)*b))
+        b++;
+    while (e > b && isspace((unsigned char)e[-1]))
+        e--;
+    if ((size_t)(e - b) >= FERRY_HINT_STR)
+        return -1;
+    memcpy(out, b, (size_t)(e - b));
+    out[e - b] = '\0';
+    return 0;
+}
+
+int ferry_hint_apply_one(ferry_hints *h, const char *key, const char *value, ferry_hint_source src,
+                         const char *ctx, ferry_hint_warnings *w)
+{
+    const hint_def *d = ferry_hint_find(key);
+    if (!d)
+        return 0;
+    char v[FERRY_HINT_STR], why[96];
+    if (!value) {
+        ferry_hint_warn(w, "ferry: %s: hint %s has no value, ignored", ctx, d->name);
+        return -1;
+    }
+    if (trimmed(value, v)) {
+        ferry_hint_warn(w, "ferry: %s: hint %s=\"%.32s...\" ignored: value longer than %d characters",
+                        ctx, d->name, value, FERRY_HINT_STR - 1);
+        return -1;
+    }
+    if (ferry_hint_parse(h, d, v, why, sizeof why)) {
+        ferry_hint_warn(w, "ferry: %s: hint %s=\"%.64s\" ignored: %s", ctx, d->name, v, why);
+        return -1;
+    }
+    if (d->field >= 0 && d->field < FERRY_HINT_NFIELDS)
+        h->source[d->field] = (unsigned char)src;
+    return 1;
+}
+
+int ferry_hints_set_from(ferry_hints *h, const char *key, const char *value, ferry_hint_source src,
+                         ferry_hint_warnings *w)
+{
+    if (!h || !key)
+        return 0;
+    return ferry_hint_apply_one(h, key, value, src, src_label(src), w) != 0;
+}
+
+int ferry_hints_set(ferry_hints *h, const char *key, const char *value, ferry_hint_warnings *w)
+{
+    return ferry_hints_set_from(h, key, value, FERRY_HINT_SRC_DERIVED, w);
+}
+
+void ferry_hints_apply_info(ferry_hints *h, MPI_Info info, ferry_hint_warnings *w)
+{
+    if (!h || info == MPI_INFO_NULL)
+        return;
+    /* Table order: the romio_cb_* aliases come before ferry_*_strategy, so
+     * when an info carries both names the ferry name wins. */
+    for (int i = 0; i < ferry_hint_count; i++) {
+        const hint_def *d = &ferry_hint_table[i];
+        int flag = 0, vlen = 0;
+        if (MPI_Info_get_valuelen(info, d->name, &vlen, &flag) != MPI_SUCCESS || !flag)
+            continue;
+        if (vlen < 0 || vlen >= FERRY_HINT_STR) {
+            ferry_hint_warn(w, "ferry: MPI_Info: hint %s ignored: value longer than %d characters",
+                            d->name, FERRY_HINT_STR - 1);
+            continue;
+        }
+        char buf[FERRY_HINT_STR];
+        memset(buf, 0, sizeof buf);
+        flag = 0;
+        if (MPI_Info_get(info, d->name, FERRY_HINT_STR - 1, buf, &flag) != MPI_SUCCESS || !flag)
+            continue;
+        buf[FERRY_HINT_STR - 1] = '\0';
+        ferry_hint_apply_one(h, d->name, buf, FERRY_HINT_SRC_INFO, "MPI_Info", w);
+    }
+}
+
+int ferry_hints_to_info(const ferry_hints *h, MPI_Info *info)
+{
+    int rc = MPI_Info_create(info);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int i = 0; i < ferry_hint_count; i++) {
+        char v[FERRY_HINT_STR];
+        ferry_hint_format(h, &ferry_hint_table[i], v, sizeof v);
+        rc = MPI_Info_set(*info, ferry_hint_table[i].name, v);
+        if (rc != MPI_SUCCESS) {
+            MPI_Info_free(info);
+            return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int ferry_hints_get(const ferry_hints *h, const char *key, char *buf, size_t len)
+{
+    const hint_def *d = ferry_hint_find(key);
+    if (!d || !h)
+        return 0;
+    ferry_hint_format(h, d, buf, len);
+    return 1;
+}
+
+ferry_hint_source ferry_hints_source_of(const ferry_hints *h, const char *key)
+{
+    const hint_def *d = ferry_hint_find(key);
+    if (!d || !h || d->field < 0 || d->field >= FERRY_HINT_NFIELDS)
+        return FERRY_HINT_SRC_DEFAULT;
+    unsigned s = h->source[d->field];
+    return s <= FERRY_HINT_SRC_DERIVED ? (ferry_hint_source)s : FERRY_HINT_SRC_DEFAULT;
+}
+
+void ferry_hints_display(const ferry_hints *h, const char *filename, FILE *out)
+{
+    if (!h || !out)
+        return;
+    char text[8192];
+    size_t o = 0;
+#define PUT(...)                                                                         \
+    do {                                                                                 \
+        if (o < sizeof text) {                                                           \
+            int n_ = snprintf(text + o, sizeof text - o, __VA_ARGS__);                   \
+            if (n_ > 0)                                                                  \
+                o += (size_t)n_ < sizeof text - o ? (size_t)n_ : sizeof text - o - 1;    \
+        }                                                                                \
+    } while (0)
+    PUT("ferry: hints for \"%s\"\n", filename ? filename : "(none)");
+    PUT("  %-28s %-24s %s\n", "hint", "value", "source");
+    PUT("  %-28s %-24s %s\n", "----", "-----", "------");
+    for (int i = 0; i < ferry_hint_count; i++) {
+        const hint_def *d = &ferry_hint_table[i];
+        char v[FERRY_HINT_STR], shown[FERRY_HINT_STR + 40];
+        ferry_hint_format(h, d, v, sizeof v);
+        if (d->kind == HK_SIZE) {
+            char hs[32];
+            int64_t x = strtoll(v, NULL, 10);
+            ferry_hint_human_size(x, hs, sizeof hs);
+            if (x >= 1024)
+                snprintf(shown, sizeof shown, "%s (%s)", v, hs);
+            else
+                snprintf(shown, sizeof shown, "%s", v);
+        } else {
+            snprintf(shown, sizeof shown, "%s", v);
+        }
+        const char *src = src_name(ferry_hints_source_of(h, d->name));
+        PUT("  %-28s %-24s %s\n", d->name, shown, src);
+    }
+#undef PUT
+    /* one write, so lines of different ranks or files do not interleave */
+    fwrite(text, 1, o, out);
+    fflush(out);
+}
+
+/* FNV-1a, 64 bit */
+static uint64_t fnv(uint64_t hash, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        hash ^= c[i];
+        hash *= 1099511628211ULL;
+    }
+    return hash;
+}
+#define FNV_INIT 14695981039346656037ULL
+
+static uint64_t field_hash(const ferry_hints *h, const hint_def *d)
+{
+    char v[FERRY_HINT_STR];
+    ferry_hint_format(h, d, v, sizeof v);
+    uint64_t x = fnv(FNV_INIT, d->name, strlen(d->name));
+    x = fnv(x, "=", 1);
+    return fnv(x, v, strlen(v));
+}
+
+uint64_t ferry_hints_digest(const ferry_hints *h)
+{
+    uint64_t x = FNV_INIT;
+    for (int i = 0; i < ferry_hint_count; i++) {
+        const hint_def *d = &ferry_hint_table[i];
+        if (d->alias || !d->must_agree)
+            continue;
+        char v[FERRY_HINT_STR];
+        ferry_hint_format(h, d, v, sizeof v);
+        x = fnv(x, d->name, strlen(d->name));
+        x = fnv(x, "=", 1);
+        x = fnv(x, v, strlen(v));
+        x = fnv(x, ";", 1);
+    }
+    return x;
+}
+
+int ferry_hints_equal(const ferry_hints *a, const ferry_hints *b)
+{
+    for (int i = 0; i < ferry_hint_count; i++) {
+        const hint_def *d = &ferry_hint_table[i];
+        if (d->alias)
+            continue;
+        char va[FERRY_HINT_STR], vb[FERRY_HINT_STR];
+        ferry_hint_format(a, d, va, sizeof va);
+        ferry_hint_format(b, d, vb, sizeof vb);
+        if (strcmp(va, vb) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* JSON string body of s (hint values are validated, but escape anyway). */
+static int json_str(char *buf, size_t len, const char *s)
+{
+    size_t o = 0;
+    int need = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char tmp[8];
+        int n;
+        if (*p == '"' || *p == '\\')
+            n = snprintf(tmp, sizeof tmp, "\\%c", *p);
+        else if (*p < 0x20 || *p >= 0x7f)
+            n = snprintf(tmp, sizeof tmp, "\\u%04x", *p);
+        else
+            n = snprintf(tmp, sizeof tmp, "%c", *p);
+        for (int i = 0; i < n; i++, need++)
+            if (o + 1 < len)
+                buf[o++] = tmp[i];
+    }
+    if (len)
+        buf[o] = '\0';
+    return need;
+}
+
+int ferry_hints_to_json(const ferry_hints *h, char *buf, size_t len)
+{
+    size_t need = 0;
+    char piece[FERRY_HINT_STR * 7 + 64];
+    if (buf && len)
+        buf[0] = '\0';
+#define EMIT(str)                                                        \
+    do {                                                                 \
+        size_t l_ = strlen(str);                                         \
+        if (buf && need < len) {                                         \
+            size_t room_ = len - need - 1;                               \
+            size_t c_ = l_ < room_ ? l_ : room_;                         \
+            memcpy(buf + need, str, c_);                                 \
+            buf[need + c_] = '\0';                                       \
+        }                                                                \
+        need += l_;                                                      \
+    } while (0)
+    EMIT("{");
+    for (int i = 0; i < ferry_hint_count; i++) {
+        const hint_def *d = &ferry_hint_table[i];
+        char v[FERRY_HINT_STR];
+        ferry_hint_format(h, d, v, sizeof v);
+        const char *sep = i ? "," : "";
+        switch (d->kind) {
+        case HK_SIZE:
+        case HK_INT:
+            snprintf(piece, sizeof piece, "%s\"%s\":%s", sep, d->name, v);
+            break;
+        case HK_LOCALAGG:
+            snprintf(piece, sizeof piece, "%s\"%s\":%d", sep, d->name, h->local_aggregators);
+            break;
+        case HK_BOOL:
+            snprintf(piece, sizeof piece, "%s\"%s\":%s", sep, d->name, v);
+            break;
+        default: {
+            char esc[FERRY_HINT_STR * 6 + 1];
+            json_str(esc, sizeof esc, v);
+            snprintf(piece, sizeof piece, "%s\"%s\":\"%s\"", sep, d->name, esc);
+            break;
+        }
+        }
+        EMIT(piece);
+    }
+    EMIT("}");
+#undef EMIT
+    return (int)need;
+}
+
+int ferry_hints_agree(ferry_hints *h, MPI_Comm comm, ferry_hint_warnings *w)
+{
+    /* per field: max of hash and max of ~hash (= ~min): one reduction */
+    uint64_t v[2 * FERRY_HINT_NFIELDS], r[2 * FERRY_HINT_NFIELDS];
+    const hint_def *defs[FERRY_HINT_NFIELDS];
+    int n = 0;
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < ferry_hint_count && n < FERRY_HINT_NFIELDS; i++) {
+        const hint_def *d = &ferry_hint_table[i];
+        if (d->alias || !d->must_agree)
+            continue;
+        uint64_t x = field_hash(h, d);
+        defs[n] = d;
+        v[2 * n] = x;
+        v[2 * n + 1] = ~x;
+        n++;
+    }
+    if (MPI_Allreduce(v, r, 2 * n, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+        return 0;
+    int reset = 0;
+    for (int i = 0; i < n; i++) {
+        if (r[2 * i] == ~r[2 * i + 1])
+            continue; /* max == min */
+        ferry_hint_warn(w, "ferry: hint %s differs between ranks; all ranks use the default",
+                        defs[i]->name);
+        ferry_hint_reset(h, defs[i]);
+        h->source[defs[i]->field] = FERRY_HINT_SRC_DEFAULT;
+        reset++;
+    }
+    return reset;
+}
+
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static int env_display;
+
+/* A positive number, or any word but no/false/off, is on (as FERRY_STATS). */
+static void env_read(void)
+{
+    const char *s = getenv("FERRY_HINTS_DISPLAY");
+    if (!s || !*s)
+        return;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end != s && *end == '\0')
+        env_display = v > 0;
+    else
+        env_display = strcasecmp(s, "no") != 0 && strcasecmp(s, "false") != 0 && strcasecmp(s, "off") != 0;
+}
+
+int ferry_env_hints_display(void)
+{
+    pthread_once(&env_once, env_read);
+    return env_display;
+}
+
+/* ferry_hints_coll_of_tri: romio_cb_* semantics */
+ferry_coll_strategy ferry_hints_coll_of_tri(ferry_tri t)
+{
+    switch (t) {
+    case FERRY_TRI_ENABLE: return FERRY_COLL_TWOPHASE;
+    case FERRY_TRI_DISABLE: return FERRY_COLL_INDEPENDENT;
+    default: return FERRY_COLL_AUTO;
+    }
+}

@@ -1,0 +1,144 @@
+/*
+ * Hints: every tunable ferry has, with ROMIO's names where ferry has the same
+ * mechanism. Sources, in increasing precedence: defaults, the program's
+ * MPI_Info, FERRY_HINTS_FILE, FERRY_HINTS patterns. The environment wins so a
+ * user can tune a binary without recompiling it.
+ */
+#ifndef FERRY_CORE_HINTS_H
+#define FERRY_CORE_HINTS_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum { FERRY_TRI_AUTO = 0, FERRY_TRI_ENABLE, FERRY_TRI_DISABLE } ferry_tri;
+
+/* Collective strategies (ferry_write_strategy / ferry_read_strategy). */
+typedef enum {
+    FERRY_COLL_AUTO = 0,
+    FERRY_COLL_INDEPENDENT,
+    FERRY_COLL_TWOPHASE,
+    FERRY_COLL_LOCAL,
+} ferry_coll_strategy;
+
+/* Independent strategies (ferry_ind_write_strategy / ferry_ind_read_strategy). */
+typedef enum {
+    FERRY_IND_AUTO = 0,
+    FERRY_IND_DIRECT,   /* one system call per contiguous file run */
+    FERRY_IND_SIEVE,    /* data sieving */
+    FERRY_IND_FORWARD,  /* forward to a gateway node */
+} ferry_ind_strategy;
+
+typedef enum {
+    FERRY_PLACE_SPREAD = 0, /* one aggregator per node, spread over nodes */
+    FERRY_PLACE_TOPOLOGY,   /* cost-model placement when a topology is known */
+} ferry_placement;
+
+#define FERRY_HINT_STR 256
+
+/* ferry_local_aggregators=all: every rank of a node aggregates. */
+#define FERRY_LOCAL_AGG_ALL INT32_MAX
+
+/* Where a hint's value came from (ferry_hints.source). */
+typedef enum {
+    FERRY_HINT_SRC_DEFAULT = 0,
+    FERRY_HINT_SRC_INFO,    /* the program's MPI_Info */
+    FERRY_HINT_SRC_FILE,    /* FERRY_HINTS_FILE */
+    FERRY_HINT_SRC_ENV,     /* FERRY_HINTS */
+    FERRY_HINT_SRC_DERIVED, /* set by ferry itself (ferry_hints_set), e.g. at open */
+} ferry_hint_source;
+
+/* Room for the source of every distinct hint field (aliases share one). */
+#define FERRY_HINT_NFIELDS 32
+
+typedef struct ferry_hints {
+    /* ROMIO names */
+    int64_t cb_buffer_size;            /* 16 MiB */
+    int cb_nodes;                      /* 0: one per node (derived at open) */
+    char cb_config_list[FERRY_HINT_STR]; /* "*:1" */
+    ferry_tri romio_ds_read, romio_ds_write;   /* automatic */
+    int64_t ind_rd_buffer_size;        /* 4 MiB */
+    int64_t ind_wr_buffer_size;        /* 512 KiB */
+    int romio_no_indep_rw;             /* false */
+    int striping_factor;               /* 0: unknown */
+    int64_t striping_unit;             /* 0: unknown */
+    int direct_read, direct_write;     /* false */
+    /* ferry's own */
+    /* romio_cb_write/romio_cb_read are aliases of these: enable = twophase,
+     * disable = independent, automatic = auto; get_info reports both names. */
+    ferry_coll_strategy write_strategy, read_strategy;     /* auto */
+    ferry_ind_strategy ind_write_strategy, ind_read_strategy; /* auto */
+    int local_aggregators;             /* ranks per node that write in local aggregation: 1 */
+    ferry_placement aggregator_placement;
+    int64_t ds_threshold;              /* sieve when the mean gap is below this: 64 KiB */
+    /* Added by the hints module: where each hint's value came from, indexed
+     * by the hint's field number (see ferry_hints_source_of), one
+     * ferry_hint_source per entry. Not part of a hint's value:
+     * ferry_hints_equal and ferry_hints_digest ignore it. */
+    unsigned char source[FERRY_HINT_NFIELDS];
+} ferry_hints;
+
+/* One warning per bad value; the caller prints them on rank 0 only. */
+typedef struct ferry_hint_warnings {
+    int n;
+    char msg[16][200];
+} ferry_hint_warnings;
+
+void ferry_hints_defaults(ferry_hints *h);
+/* Applies the keys of info that ferry knows; unknown keys are ignored
+ * (MPI semantics), bad values warned and ignored. MPI_INFO_NULL is fine. */
+void ferry_hints_apply_info(ferry_hints *h, MPI_Info info, ferry_hint_warnings *w);
+/* Applies FERRY_HINTS_FILE, then the FERRY_HINTS patterns matching `filename`
+ * (glob on the full path and on its basename). */
+void ferry_hints_apply_env(ferry_hints *h, const char *filename, ferry_hint_warnings *w);
+/* Parses a FERRY_HINTS-style string against `filename` (exposed for tests and fuzzing). */
+void ferry_hints_apply_patterns(ferry_hints *h, const char *spec, const char *filename,
+                                ferry_hint_warnings *w);
+/* Parses one key/value; returns 1 if the key is ferry's, 0 if unknown. */
+int ferry_hints_set(ferry_hints *h, const char *key, const char *value, ferry_hint_warnings *w);
+/* A new MPI_Info with every hint in effect and its effective value. */
+int ferry_hints_to_info(const ferry_hints *h, MPI_Info *info);
+/* Readable table of every hint, as FERRY_HINTS_DISPLAY prints it. */
+void ferry_hints_display(const ferry_hints *h, const char *filename, FILE *out);
+/* Digest of the hints that must agree across the ranks of a collective open. */
+uint64_t ferry_hints_digest(const ferry_hints *h);
+/* The strategy a ROMIO romio_cb_* value maps to. */
+ferry_coll_strategy ferry_hints_coll_of_tri(ferry_tri t);
+
+/* ---- Added by the hints module ---- */
+
+/* ferry_hints_set with an explicit source, recorded in h->source. */
+int ferry_hints_set_from(ferry_hints *h, const char *key, const char *value,
+                         ferry_hint_source src, ferry_hint_warnings *w);
+/* ferry_hints_apply_env for a collective open (collective over comm): rank 0
+ * reads FERRY_HINTS_FILE and broadcasts it, so the file is read once and
+ * every rank applies the same text. Prefer it to ferry_hints_apply_env at open. */
+void ferry_hints_apply_env_comm(ferry_hints *h, const char *filename, MPI_Comm comm,
+                                ferry_hint_warnings *w);
+/* Applies a `key value` hints file (the FERRY_HINTS_FILE format). */
+void ferry_hints_apply_file(ferry_hints *h, const char *path, ferry_hint_warnings *w);
+/* The effective value of one hint as get_info reports it; returns 1 if the
+ * key is ferry's (buf filled, truncated to len), 0 if unknown. */
+int ferry_hints_get(const ferry_hints *h, const char *key, char *buf, size_t len);
+/* Source of the field behind `key` (FERRY_HINT_SRC_DEFAULT for unknown keys). */
+ferry_hint_source ferry_hints_source_of(const ferry_hints *h, const char *key);
+/* 1 if every hint value of a and b is the same (sources are not compared). */
+int ferry_hints_equal(const ferry_hints *a, const ferry_hints *b);
+/* Every hint in effect as one JSON object (the "hints" member of the
+ * FERRY_STATS_JSON record). snprintf semantics: returns the length the full
+ * text needs; buf is always terminated when len > 0. */
+int ferry_hints_to_json(const ferry_hints *h, char *buf, size_t len);
+/* Collective over comm: every must-agree hint whose value differs between
+ * ranks is reset to its default on every rank, with one warning each.
+ * Returns the number of hints reset (the same on every rank). */
+int ferry_hints_agree(ferry_hints *h, MPI_Comm comm, ferry_hint_warnings *w);
+/* Appends one warning (printf format); capped, never overflows. w may be NULL. */
+void ferry_hint_warn(ferry_hint_warnings *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* FERRY_HINTS_DISPLAY is set to a non-zero value (read once). */
+int ferry_env_hints_display(void);
+/* Lower-case names as the hints spell them ("twophase", "sieve", ...). */
+const char *ferry_coll_strategy_name(ferry_coll_strategy s);
+const char *ferry_ind_strategy_name(ferry_ind_strategy s);
+
+#endif

@@ -1,0 +1,354 @@
+/*
+ * Hints from the environment: FERRY_HINTS_FILE (a `key value` file, like
+ * ROMIO_HINTS) and FERRY_HINTS (Cray MPICH_MPIIO_HINTS-style patterns).
+ *
+ * FERRY_HINTS grammar:
+ *   spec  := entry (',' entry)*
+ *   entry := glob (':' key '=' value)*
+ * A value runs to the next ':' or ','. cb_config_list values hold both, so
+ * for that key (only) the value goes on over following pieces that are not
+ * key=value, up to a ",glob:key=value" that starts the next entry:
+ * *:cb_config_list=host1:1,*:2:cb_nodes=4,*.h5:... works as written.
+ *
+ * Every scan below works on (pointer, length) spans of the caller's string
+ * and copies into fixed buffers only after a length check.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hints_internal.h"
+
+#define GLOB_MAX 1024
+#define KEY_MAX 64
+#define FILE_MAX (64 * 1024)
+
+static void span_trim(const char *s, size_t *a, size_t *b)
+{
+    while (*a < *b && isspace((unsigned char)s[*a]))
+        (*a)++;
+    while (*b > *a && isspace((unsigned char)s[*b - 1]))
+        (*b)--;
+}
+
+static int span_has(const char *s, size_t a, size_t b, char c)
+{
+    return a < b && memchr(s + a, c, b - a) != NULL;
+}
+
+/* First index >= i holding one of the stop characters (or n). */
+static size_t next_of(const char *s, size_t i, size_t n, const char *stops)
+{
+    while (i < n && !strchr(stops, s[i]))
+        i++;
+    return i;
+}
+
+/* Printable excerpt of a span for warnings. */
+static void excerpt(const char *s, size_t a, size_t b, char *out, size_t outlen)
+{
+    size_t n = b - a, o = 0;
+    for (size_t i = 0; i < n && o + 4 < outlen; i++) {
+        unsigned char c = (unsigned char)s[a + i];
+        out[o++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+    }
+    if (o < n && o >= 3)
+        out[o - 3] = out[o - 2] = out[o - 1] = '.';
+    out[o] = '\0';
+}
+
+static int glob_matches(const char *glob, const char *filename)
+{
+    const char *path = filename ? filename : "";
+    if (fnmatch(glob, path, 0) == 0)
+        return 1;
+    const char *base = strrchr(path, '/');
+    return base && fnmatch(glob, base + 1, 0) == 0;
+}
+
+/* One key=value item: applies it when `match`. */
+static void apply_kv(ferry_hints *h, const char *s, size_t k0, size_t k1, size_t v0, size_t v1,
+                     int match, ferry_hint_source src, const char *ctx, ferry_hint_warnings *w)
+{
+    char key[KEY_MAX], ex[48];
+    span_trim(s, &k0, &k1);
+    span_trim(s, &v0, &v1);
+    if (k1 == k0) {
+        excerpt(s, v0, v1, ex, sizeof ex);
+        ferry_hint_warn(w, "ferry: %s: item \"=%s\" has no key, ignored", ctx, ex);
+        return;
+    }
+    if (k1 - k0 >= KEY_MAX) {
+        excerpt(s, k0, k1, ex, sizeof ex);
+        ferry_hint_warn(w, "ferry: %s: unknown hint \"%s\" ignored", ctx, ex);
+        return;
+    }
+    memcpy(key, s + k0, k1 - k0);
+    key[k1 - k0] = '\0';
+    if (!ferry_hint_find(key)) {
+        /* other implementations' keys are silently ignored, as MPI does;
+         * a misspelt ferry_ key deserves a word */
+        if (strncmp(key, "ferry_", 6) == 0) {
+            excerpt(s, k0, k1, ex, sizeof ex);
+            ferry_hint_warn(w, "ferry: %s: unknown hint \"%s\" ignored", ctx, ex);
+        }
+        return;
+    }
+    if (!match)
+        return;
+    if (v1 - v0 >= FERRY_HINT_STR) {
+        ferry_hint_warn(w, "ferry: %s: hint %s ignored: value longer than %d characters", ctx, key,
+                        FERRY_HINT_STR - 1);
+        return;
+    }
+    char val[FERRY_HINT_STR];
+    memcpy(val, s + v0, v1 - v0);
+    val[v1 - v0] = '\0';
+    ferry_hint_apply_one(h, key, val, src, ctx, w);
+}
+
+void ferry_hints_apply_patterns(ferry_hints *h, const char *spec, const char *filename,
+                                ferry_hint_warnings *w)
+{
+    if (!h || !spec)
+        return;
+    const char *ctx = "FERRY_HINTS";
+    const char *s = spec;
+    size_t n = strlen(spec);
+    size_t p = 0;
+    char ex[48];
+    while (p < n) {
+        /* the glob */
+        size_t g0 = p, g1 = next_of(s, p, n, ":,");
+        size_t t0 = g0, t1 = g1;
+        span_trim(s, &t0, &t1);
+        int match = 0;
+        if (t1 == t0) {
+            if (g1 < n && s[g1] == ':')
+                ferry_hint_warn(w, "ferry: %s: entry with an empty file pattern ignored", ctx);
+        } else if (t1 - t0 >= GLOB_MAX) {
+            ferry_hint_warn(w, "ferry: %s: file pattern longer than %d characters ignored", ctx,
+                            GLOB_MAX - 1);
+        } else {
+            char glob[GLOB_MAX];
+            memcpy(glob, s + t0, t1 - t0);
+            glob[t1 - t0] = '\0';
+            match = glob_matches(glob, filename);
+            if (span_has(s, t0, t1, '=')) {
+                ferry_hint_warn(w, "ferry: %s: entry \"%s\" needs a file pattern first (*:key=value)",
+                                ctx, (excerpt(s, t0, t1, ex, sizeof ex), ex));
+                match = 0;
+            } else if (g1 >= n || s[g1] == ',') {
+                ferry_hint_warn(w, "ferry: %s: entry \"%s\" has no key=value, ignored", ctx,
+                                (excerpt(s, t0, t1, ex, sizeof ex), ex));
+            }
+        }
+        p = g1;
+        /* the key=value items */
+        while (p < n && s[p] == ':') {
+            size_t i0 = p + 1, i1 = next_of(s, i0, n, ":,");
+            size_t eq = i0;
+            while (eq < i1 && s[eq] != '=')
+                eq++;
+            if (eq == i1) {
+                size_t a = i0, b = i1;
+                span_trim(s, &a, &b);
+                if (b > a) {
+                    excerpt(s, a, b, ex, sizeof ex);
+                    ferry_hint_warn(w, "ferry: %s: \"%s\" is not key=value, ignored", ctx, ex);
+                }
+                p = i1;
+                continue;
+            }
+            /* only cb_config_list values hold ':' and ',': extend those over
+             * the pieces that are not key=value */
+            size_t v1 = i1;
+            size_t ka = i0, kb = eq;
+            span_trim(s, &ka, &kb);
+            char key[KEY_MAX];
+            const hint_def *d = NULL;
+            if (kb - ka < KEY_MAX) {
+                memcpy(key, s + ka, kb - ka);
+                key[kb - ka] = '\0';
+                d = ferry_hint_find(key);
+            }
+            while (d && d->kind == HK_CBLIST && v1 < n) {
+                /* the next piece; after ',' it starts a new entry when the
+                 * piece after it is key=value (",glob:key=value") */
+                size_t nx = next_of(s, v1 + 1, n, ":,");
+                size_t a = v1 + 1, b = nx;
+                span_trim(s, &a, &b);
+                if (b == a || span_has(s, v1 + 1, nx, '='))
+                    break;
+                if (s[v1] == ',' && nx < n && s[nx] == ':') {
+                    size_t after = next_of(s, nx + 1, n, ":,");
+                    if (span_has(s, nx + 1, after, '='))
+                        break;
+                }
+                v1 = nx;
+            }
+            apply_kv(h, s, i0, eq, eq + 1, v1, match, FERRY_HINT_SRC_ENV, ctx, w);
+            p = v1;
+        }
+        if (p < n && s[p] == ',')
+            p++;
+    }
+}
+
+/* The first FILE_MAX bytes of path (malloc'd, terminated), or NULL with a warning. */
+static char *read_hints_file(const char *path, size_t *lenp, ferry_hint_warnings *w)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ferry_hint_warn(w, "ferry: FERRY_HINTS_FILE \"%.100s\": %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(FILE_MAX + 1);
+    if (!buf) {
+        fclose(f);
+        return NULL;
+    }
+    size_t len = fread(buf, 1, FILE_MAX, f);
+    int more = len == FILE_MAX && fgetc(f) != EOF;
+    fclose(f);
+    if (more)
+        ferry_hint_warn(w, "ferry: FERRY_HINTS_FILE \"%.100s\": only the first %d KiB are read", path,
+                        FILE_MAX / 1024);
+    buf[len] = '\0';
+    *lenp = len;
+    return buf;
+}
+
+/* Applies the `key value` lines of buf[0..len) (modified in place). */
+static void apply_file_text(ferry_hints *h, char *buf, size_t len, ferry_hint_warnings *w)
+{
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] == '\0' || buf[i] == '\r')
+            buf[i] = '\n';
+
+    unsigned char seen[FERRY_HINT_NFIELDS];
+    memset(seen, 0, sizeof seen);
+    size_t p = 0;
+    int line = 0;
+    while (p < len) {
+        size_t e = p;
+        while (e < len && buf[e] != '\n')
+            e++;
+        line++;
+        size_t a = p, b = e;
+        p = e + 1;
+        span_trim(buf, &a, &b);
+        if (a == b || buf[a] == '#')
+            continue;
+        /* key, blanks, value, nothing else */
+        size_t k1 = a;
+        while (k1 < b && !isspace((unsigned char)buf[k1]))
+            k1++;
+        size_t v0 = k1;
+        while (v0 < b && isspace((unsigned char)buf[v0]))
+            v0++;
+        size_t v1 = v0;
+        while (v1 < b && !isspace((unsigned char)buf[v1]))
+            v1++;
+        char ctx[48];
+        snprintf(ctx, sizeof ctx, "FERRY_HINTS_FILE line %d", line);
+        if (v0 == b || v1 != b) {
+            char ex[48];
+            excerpt(buf, a, b, ex, sizeof ex);
+            ferry_hint_warn(w, "ferry: %s: \"%s\" is not `key value`, skipped", ctx, ex);
+            continue;
+        }
+        char key[KEY_MAX];
+        if (k1 - a < KEY_MAX) {
+            memcpy(key, buf + a, k1 - a);
+            key[k1 - a] = '\0';
+            const hint_def *d = ferry_hint_find(key);
+            if (d && d->field >= 0 && d->field < FERRY_HINT_NFIELDS && seen[d->field])
+                continue; /* first occurrence wins, as in ROMIO's hints file */
+            if (d) {
+                if (v1 - v0 >= FERRY_HINT_STR) {
+                    ferry_hint_warn(w, "ferry: %s: hint %s ignored: value longer than %d characters",
+                                    ctx, key, FERRY_HINT_STR - 1);
+                    continue;
+                }
+                char val[FERRY_HINT_STR];
+                memcpy(val, buf + v0, v1 - v0);
+                val[v1 - v0] = '\0';
+                if (ferry_hint_apply_one(h, key, val, FERRY_HINT_SRC_FILE, ctx, w) == 1)
+                    seen[d->field] = 1;
+                continue;
+            }
+        }
+        apply_kv(h, buf, a, k1, v0, v1, 0, FERRY_HINT_SRC_FILE, ctx, w); /* warns on ferry_ typos */
+    }
+}
+
+void ferry_hints_apply_file(ferry_hints *h, const char *path, ferry_hint_warnings *w)
+{
+    if (!h || !path || !*path)
+        return;
+    size_t len = 0;
+    char *buf = read_hints_file(path, &len, w);
+    if (buf)
+        apply_file_text(h, buf, len, w);
+    free(buf);
+}
+
+static char fallback_buf[FILE_MAX + 1];
+static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void ferry_hints_apply_env_comm(ferry_hints *h, const char *filename, MPI_Comm comm,
+                                ferry_hint_warnings *w)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    /* rank 0 reads the file (if its environment names one) and broadcasts
+     * it: one reader, and the same text on every rank */
+    long long len = -1;
+    char *buf = NULL;
+    if (rank == 0) {
+        const char *file = getenv("FERRY_HINTS_FILE");
+        size_t l = 0;
+        if (file && *file && (buf = read_hints_file(file, &l, w)) != NULL)
+            len = (long long)l;
+    }
+    MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm);
+    if (len >= 0 && len <= FILE_MAX) {
+        int fallback = 0;
+        if (rank != 0) {
+            buf = malloc((size_t)len + 1);
+            if (!buf) {
+                /* every rank must take part in the Bcast, memory or not */
+                pthread_mutex_lock(&fallback_lock);
+                buf = fallback_buf;
+                fallback = 1;
+            }
+        }
+        if (len > 0)
+            MPI_Bcast(buf, (int)len, MPI_CHAR, 0, comm);
+        buf[len] = '\0';
+        apply_file_text(h, buf, (size_t)len, w);
+        if (fallback) {
+            pthread_mutex_unlock(&fallback_lock);
+            buf = NULL;
+        }
+    }
+    free(buf);
+    const char *spec = getenv("FERRY_HINTS");
+    if (spec && *spec)
+        ferry_hints_apply_patterns(h, spec, filename, w);
+}
+
+void ferry_hints_apply_env(ferry_hints *h, const char *filename, ferry_hint_warnings *w)
+{
+    const char *file = getenv("FERRY_HINTS_FILE");
+    if (file && *file)
+        ferry_hints_apply_file(h, file, w);
+    const char *spec = getenv("FERRY_HINTS");
+    if (spec && *spec)
+        ferry_hints_apply_patterns(h, spec, filename, w);
+}

@@ -1,0 +1,436 @@
+/*
+ * The table of every hint ferry knows, and the parsers and formatters of
+ * their values. Everything else in the hints module walks this table, so a
+ * new hint is one line here (plus its field in ferry_hints).
+ *
+ * The parsers are written to be fuzzed: bounded copies only, strtoll with
+ * errno checks, overflow checked before every multiplication.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hints_internal.h"
+
+#define KiB ((int64_t)1 << 10)
+#define MiB ((int64_t)1 << 20)
+#define GiB ((int64_t)1 << 30)
+#define TiB ((int64_t)1 << 40)
+
+_Static_assert(sizeof(ferry_tri) == sizeof(int), "enum hints are stored as int");
+_Static_assert(sizeof(ferry_coll_strategy) == sizeof(int), "enum hints are stored as int");
+_Static_assert(sizeof(ferry_ind_strategy) == sizeof(int), "enum hints are stored as int");
+_Static_assert(sizeof(ferry_placement) == sizeof(int), "enum hints are stored as int");
+
+#define OFF(f) offsetof(ferry_hints, f)
+
+/* clang-format off */
+const hint_def ferry_hint_table[] = {
+    /* name                      kind         offset                        field alias agree default        min  max            def_str help */
+    {"cb_buffer_size",           HK_SIZE,     OFF(cb_buffer_size),          0,  0, 1, 16 * MiB,          1,   TiB,           NULL, "collective buffer per aggregator and round"},
+    {"cb_nodes",                 HK_INT,      OFF(cb_nodes),                1,  0, 1, 0,                 0,   1 << 24,       NULL, "number of aggregators (0: one per node, set at open)"},
+    {"cb_config_list",           HK_CBLIST,   OFF(cb_config_list),          2,  0, 1, 0,                 0,   0,             "*:1", "aggregators per host: host[:n|*],... (first match wins)"},
+    {"romio_cb_read",            HK_CBTRI,    OFF(read_strategy),           13, 1, 1, FERRY_COLL_AUTO,   0,   0,             NULL, "alias of ferry_read_strategy: enable=twophase disable=independent"},
+    {"romio_cb_write",           HK_CBTRI,    OFF(write_strategy),          12, 1, 1, FERRY_COLL_AUTO,   0,   0,             NULL, "alias of ferry_write_strategy: enable=twophase disable=independent"},
+    {"romio_ds_read",            HK_TRI,      OFF(romio_ds_read),           3,  0, 1, FERRY_TRI_AUTO,    0,   0,             NULL, "data sieving for independent reads"},
+    {"romio_ds_write",           HK_TRI,      OFF(romio_ds_write),          4,  0, 1, FERRY_TRI_AUTO,    0,   0,             NULL, "data sieving for independent writes"},
+    {"ind_rd_buffer_size",       HK_SIZE,     OFF(ind_rd_buffer_size),      5,  0, 0, 4 * MiB,           1,   TiB,           NULL, "sieving buffer for independent reads"},
+    {"ind_wr_buffer_size",       HK_SIZE,     OFF(ind_wr_buffer_size),      6,  0, 0, 512 * KiB,         1,   TiB,           NULL, "sieving buffer for independent writes"},
+    {"romio_no_indep_rw",        HK_BOOL,     OFF(romio_no_indep_rw),       7,  0, 1, 0,                 0,   1,             NULL, "program promises collective I/O only (deferred open)"},
+    {"striping_factor",          HK_INT,      OFF(striping_factor),         8,  0, 1, 0,                 0,   1000000,       NULL, "stripe count at create (0: file system default)"},
+    {"striping_unit",            HK_SIZE,     OFF(striping_unit),           9,  0, 1, 0,                 0,   TiB,           NULL, "stripe size at create (0: file system default)"},
+    {"direct_read",              HK_BOOL,     OFF(direct_read),             10, 0, 0, 0,                 0,   1,             NULL, "O_DIRECT reads"},
+    {"direct_write",             HK_BOOL,     OFF(direct_write),            11, 0, 0, 0,                 0,   1,             NULL, "O_DIRECT writes"},
+    {"ferry_write_strategy",     HK_COLL,     OFF(write_strategy),          12, 0, 1, FERRY_COLL_AUTO,   0,   0,             NULL, "collective writes: independent|twophase|local|auto"},
+    {"ferry_read_strategy",      HK_COLL,     OFF(read_strategy),           13, 0, 1, FERRY_COLL_AUTO,   0,   0,             NULL, "collective reads: independent|twophase|local|auto"},
+    {"ferry_ind_write_strategy", HK_IND,      OFF(ind_write_strategy),      14, 0, 1, FERRY_IND_AUTO,    0,   0,             NULL, "independent writes: direct|sieve|forward|auto"},
+    {"ferry_ind_read_strategy",  HK_IND,      OFF(ind_read_strategy),       15, 0, 1, FERRY_IND_AUTO,    0,   0,             NULL, "independent reads: direct|sieve|forward|auto"},
+    {"ferry_local_aggregators",  HK_LOCALAGG, OFF(local_aggregators),       16, 0, 1, 1,                 1,   1 << 20,       NULL, "ranks per node that write in local aggregation (or all)"},
+    {"ferry_aggregator_placement", HK_PLACE,  OFF(aggregator_placement),    17, 0, 1, FERRY_PLACE_SPREAD, 0,  0,             NULL, "spread|topology"},
+    {"ferry_ds_threshold",       HK_SIZE,     OFF(ds_threshold),            18, 0, 1, 64 * KiB,          0,   TiB,           NULL, "auto sieves when the mean gap is below this"},
+};
+/* clang-format on */
+const int ferry_hint_count = (int)(sizeof ferry_hint_table / sizeof ferry_hint_table[0]);
+_Static_assert(sizeof ferry_hint_table / sizeof ferry_hint_table[0] <= FERRY_HINT_NFIELDS,
+               "FERRY_HINT_NFIELDS too small");
+
+typedef struct {
+    const char *name;
+    int value;
+} enum_name;
+
+static const enum_name tri_names[] = {
+    {"enable", FERRY_TRI_ENABLE}, {"disable", FERRY_TRI_DISABLE},
+    {"automatic", FERRY_TRI_AUTO}, {"auto", FERRY_TRI_AUTO}, {NULL, 0}};
+static const enum_name cbtri_names[] = {
+    {"enable", FERRY_COLL_TWOPHASE}, {"disable", FERRY_COLL_INDEPENDENT},
+    {"automatic", FERRY_COLL_AUTO}, {"auto", FERRY_COLL_AUTO}, {NULL, 0}};
+static const enum_name coll_names[] = {
+    {"auto", FERRY_COLL_AUTO}, {"independent", FERRY_COLL_INDEPENDENT},
+    {"twophase", FERRY_COLL_TWOPHASE}, {"local", FERRY_COLL_LOCAL},
+    {"automatic", FERRY_COLL_AUTO}, {NULL, 0}};
+static const enum_name ind_names[] = {
+    {"auto", FERRY_IND_AUTO}, {"direct", FERRY_IND_DIRECT}, {"sieve", FERRY_IND_SIEVE},
+    {"forward", FERRY_IND_FORWARD}, {"automatic", FERRY_IND_AUTO}, {NULL, 0}};
+static const enum_name place_names[] = {
+    {"spread", FERRY_PLACE_SPREAD}, {"topology", FERRY_PLACE_TOPOLOGY}, {NULL, 0}};
+static const enum_name bool_names[] = {
+    {"true", 1}, {"false", 0}, {"enable", 1}, {"disable", 0}, {"yes", 1}, {"no", 0},
+    {"1", 1}, {"0", 0}, {"on", 1}, {"off", 0}, {NULL, 0}};
+
+const hint_def *ferry_hint_find(const char *key)
+{
+    if (!key)
+        return NULL;
+    for (int i = 0; i < ferry_hint_count; i++)
+        if (strcmp(ferry_hint_table[i].name, key) == 0)
+            return &ferry_hint_table[i];
+    return NULL;
+}
+
+/* ---- field access (memcpy: no aliasing questions) ---- */
+
+static int64_t get_i64(const ferry_hints *h, size_t off)
+{
+    int64_t v;
+    memcpy(&v, (const char *)h + off, sizeof v);
+    return v;
+}
+static void set_i64(ferry_hints *h, size_t off, int64_t v) { memcpy((char *)h + off, &v, sizeof v); }
+static int get_int(const ferry_hints *h, size_t off)
+{
+    int v;
+    memcpy(&v, (const char *)h + off, sizeof v);
+    return v;
+}
+static void set_int(ferry_hints *h, size_t off, int v) { memcpy((char *)h + off, &v, sizeof v); }
+
+/* ---- value parsers ---- */
+
+static int ieq(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return 0;
+    return *a == *b;
+}
+
+static int parse_enum(const enum_name *names, const char *s, int *out)
+{
+    for (const enum_name *e = names; e->name; e++)
+        if (ieq(e->name, s)) {
+            *out = e->value;
+            return 0;
+        }
+    return -1;
+}
+
+static const char *enum_str(const enum_name *names, int v)
+{
+    for (const enum_name *e = names; e->name; e++)
+        if (e->value == v)
+            return e->name;
+    return "?";
+}
+
+/* Non-negative decimal integer with an optional power-of-2 suffix. */
+static int parse_number(const char *s, int allow_suffix, int64_t *out, char *why, size_t whylen)
+{
+    if (!*s) {
+        snprintf(why, whylen, "empty value");
+        return -1;
+    }
+    if (*s == '-') {
+        snprintf(why, whylen, "negative");
+        return -1;
+    }
+    if (!isdigit((unsigned char)*s)) {
+        snprintf(why, whylen, "not a number");
+        return -1;
+    }
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno == ERANGE) {
+        snprintf(why, whylen, "too large");
+        return -1;
+    }
+    if (errno != 0 || end == s || v < 0) {
+        snprintf(why, whylen, "not a number");
+        return -1;
+    }
+    int64_t mult = 1;
+    if (*end) {
+        if (!allow_suffix) {
+            snprintf(why, whylen, "not an integer");
+            return -1;
+        }
+        if (ieq(end, "k") || ieq(end, "kib"))
+            mult = KiB;
+        else if (ieq(end, "m") || ieq(end, "mib"))
+            mult = MiB;
+        else if (ieq(end, "g") || ieq(end, "gib"))
+            mult = GiB;
+        else {
+            snprintf(why, whylen, "unknown size suffix (use k, m, g, KiB, MiB, GiB)");
+            return -1;
+        }
+    }
+    if ((int64_t)v > INT64_MAX / mult) {
+        snprintf(why, whylen, "too large");
+        return -1;
+    }
+    *out = (int64_t)v * mult;
+    return 0;
+}
+
+static int in_range(const hint_def *d, int64_t v, char *why, size_t whylen)
+{
+    if (v < d->min || v > d->max) {
+        if (v == 0 && d->min > 0)
+            snprintf(why, whylen, "must not be zero");
+        else
+            snprintf(why, whylen, "out of range [%" PRId64 ", %" PRId64 "]", d->min, d->max);
+        return -1;
+    }
+    return 0;
+}
+
+static int host_char(int c) { return isalnum(c) || c == '.' || c == '-' || c == '_'; }
+
+/* cb_config_list: host[:n|:*](,host[:n|:*])*, host = * or a host name. The
+ * canonical form (spaces around entries removed) goes to out. */
+static int parse_cblist(const char *s, char *out, size_t outlen, char *why, size_t whylen)
+{
+    size_t o = 0;
+    const char *p = s;
+    if (!*s) {
+        snprintf(why, whylen, "empty value");
+        return -1;
+    }
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        const char *h = p;
+        while (*p && *p != ':' && *p != ',' && *p != ' ' && *p != '\t')
+            p++;
+        size_t hl = (size_t)(p - h);
+        if (hl == 0) {
+            snprintf(why, whylen, "empty host in entry");
+            return -1;
+        }
+        if (!(hl == 1 && h[0] == '*'))
+            for (size_t i = 0; i < hl; i++)
+                if (!host_char((unsigned char)h[i])) {
+                    snprintf(why, whylen, "bad host name");
+                    return -1;
+                }
+        if (o + hl + 1 >= outlen) {
+            snprintf(why, whylen, "too long");
+            return -1;
+        }
+        memcpy(out + o, h, hl);
+        o += hl;
+        if (*p == ':') {
+            p++;
+            const char *c = p;
+            while (*p && *p != ',' && *p != ' ' && *p != '\t')
+                p++;
+            size_t cl = (size_t)(p - c);
+            if (cl == 0) {
+                snprintf(why, whylen, "missing count after ':'");
+                return -1;
+            }
+            if (!(cl == 1 && c[0] == '*')) {
+                if (cl > 7) {
+                    snprintf(why, whylen, "count too large");
+                    return -1;
+                }
+                for (size_t i = 0; i < cl; i++)
+                    if (!isdigit((unsigned char)c[i])) {
+                        snprintf(why, whylen, "count is not a number or *");
+                        return -1;
+                    }
+            }
+            if (o + cl + 2 >= outlen) {
+                snprintf(why, whylen, "too long");
+                return -1;
+            }
+            out[o++] = ':';
+            memcpy(out + o, c, cl);
+            o += cl;
+        }
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\0')
+            break;
+        if (*p != ',') {
+            snprintf(why, whylen, "expected ',' between entries");
+            return -1;
+        }
+        p++;
+        if (o + 2 >= outlen) {
+            snprintf(why, whylen, "too long");
+            return -1;
+        }
+        out[o++] = ',';
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char *why, size_t whylen)
+{
+    int64_t v = 0;
+    int e = 0;
+    switch (d->kind) {
+    case HK_SIZE:
+    case HK_INT:
+        if (parse_number(value, d->kind == HK_SIZE, &v, why, whylen) || in_range(d, v, why, whylen))
+            return -1;
+        if (d->kind == HK_SIZE)
+            set_i64(h, d->offset, v);
+        else
+            set_int(h, d->offset, (int)v);
+        return 0;
+    case HK_LOCALAGG:
+        if (ieq(value, "all")) {
+            set_int(h, d->offset, FERRY_LOCAL_AGG_ALL);
+            return 0;
+        }
+        if (parse_number(value, 0, &v, why, whylen) || in_range(d, v, why, whylen)) {
+            size_t n = strlen(why);
+            if (n < whylen)
+                snprintf(why + n, whylen - n, " (or all)");
+            return -1;
+        }
+        set_int(h, d->offset, (int)v);
+        return 0;
+    case HK_BOOL:
+    case HK_TRI:
+    case HK_CBTRI:
+    case HK_COLL:
+    case HK_IND:
+    case HK_PLACE: {
+        const enum_name *names = d->kind == HK_BOOL    ? bool_names
+                                 : d->kind == HK_TRI   ? tri_names
+                                 : d->kind == HK_CBTRI ? cbtri_names
+                                 : d->kind == HK_COLL  ? coll_names
+                                 : d->kind == HK_IND   ? ind_names
+                                                       : place_names;
+        if (parse_enum(names, value, &e)) {
+            const char *expect = d->kind == HK_BOOL   ? "true or false"
+                                 : d->kind == HK_TRI || d->kind == HK_CBTRI
+                                     ? "enable, disable or automatic"
+                                 : d->kind == HK_COLL ? "independent, twophase, local or auto"
+                                 : d->kind == HK_IND  ? "direct, sieve, forward or auto"
+                                                      : "spread or topology";
+            snprintf(why, whylen, "expected %s", expect);
+            return -1;
+        }
+        set_int(h, d->offset, e);
+        return 0;
+    }
+    case HK_CBLIST: {
+        char canon[FERRY_HINT_STR];
+        if (parse_cblist(value, canon, sizeof canon, why, whylen))
+            return -1;
+        memcpy((char *)h + d->offset, canon, strlen(canon) + 1);
+        return 0;
+    }
+    }
+    snprintf(why, whylen, "internal: unknown kind");
+    return -1;
+}
+
+void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_t len)
+{
+    if (!buf || len == 0)
+        return;
+    int v;
+    switch (d->kind) {
+    case HK_SIZE:
+        snprintf(buf, len, "%" PRId64, get_i64(h, d->offset));
+        return;
+    case HK_INT:
+        snprintf(buf, len, "%d", get_int(h, d->offset));
+        return;
+    case HK_LOCALAGG:
+        v = get_int(h, d->offset);
+        if (v == FERRY_LOCAL_AGG_ALL)
+            snprintf(buf, len, "all");
+        else
+            snprintf(buf, len, "%d", v);
+        return;
+    case HK_BOOL:
+        snprintf(buf, len, "%s", get_int(h, d->offset) ? "true" : "false");
+        return;
+    case HK_TRI:
+        snprintf(buf, len, "%s", enum_str(tri_names, get_int(h, d->offset)));
+        return;
+    case HK_CBTRI:
+        v = get_int(h, d->offset);
+        snprintf(buf, len, "%s",
+                 v == FERRY_COLL_TWOPHASE      ? "enable"
+                 : v == FERRY_COLL_INDEPENDENT ? "disable"
+                                               : "automatic");
+        return;
+    case HK_COLL:
+        snprintf(buf, len, "%s", enum_str(coll_names, get_int(h, d->offset)));
+        return;
+    case HK_IND:
+        snprintf(buf, len, "%s", enum_str(ind_names, get_int(h, d->offset)));
+        return;
+    case HK_PLACE:
+        snprintf(buf, len, "%s", enum_str(place_names, get_int(h, d->offset)));
+        return;
+    case HK_CBLIST: {
+        const char *s = (const char *)h + d->offset;
+        snprintf(buf, len, "%.*s", (int)strnlen(s, FERRY_HINT_STR - 1), s);
+        return;
+    }
+    }
+    buf[0] = '\0';
+}
+
+void ferry_hint_reset(ferry_hints *h, const hint_def *d)
+{
+    switch (d->kind) {
+    case HK_SIZE:
+        set_i64(h, d->offset, d->def);
+        break;
+    case HK_CBLIST: {
+        char *s = (char *)h + d->offset;
+        memset(s, 0, FERRY_HINT_STR);
+        snprintf(s, FERRY_HINT_STR, "%s", d->def_str ? d->def_str : "");
+        break;
+    }
+    default:
+        set_int(h, d->offset, (int)d->def);
+        break;
+    }
+}
+
+void ferry_hint_human_size(int64_t v, char *buf, size_t len)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double x = (double)v;
+    int u = 0;
+    while ((x >= 1024.0 || x <= -1024.0) && u < 6) {
+        x /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%" PRId64 " B", v);
+    else if (x == (double)(int64_t)x)
+        snprintf(buf, len, "%" PRId64 " %s", (int64_t)x, unit[u]);
+    else
+        snprintf(buf, len, "%.1f %s", x, unit[u]);
+}
+
+const char *ferry_coll_strategy_name(ferry_coll_strategy s) { return enum_str(coll_names, (int)s); }
+const char *ferry_ind_strategy_name(ferry_ind_strategy s) { return enum_str(ind_names, (int)s); }

@@ -1,0 +1,310 @@
+/*
+ * What rank 0 prints at close: the FERRY_STATS table, the FERRY_TIMERS
+ * table, and the FERRY_STATS_JSON record (schema in docs/hints.md).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/stats_internal.h"
+
+/* ---- a growable string ---- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static void sb_reserve(sbuf *b, size_t more)
+{
+    if (b->oom || b->len + more + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 1024;
+    while (cap < b->len + more + 1)
+        cap *= 2;
+    char *q = realloc(b->p, cap);
+    if (!q) {
+        b->oom = 1;
+        return;
+    }
+    b->p = q;
+    b->cap = cap;
+}
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    sb_reserve(b, (size_t)n);
+    if (b->oom)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+static void sb_putc(sbuf *b, char c)
+{
+    sb_reserve(b, 1);
+    if (b->oom)
+        return;
+    b->p[b->len++] = c;
+    b->p[b->len] = '\0';
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static int utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    int n;
+    unsigned min;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        min = 0x10000;
+    } else
+        return 0;
+    unsigned cp = c & (0x7f >> n);
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+/* A JSON string literal: quotes, escapes, invalid UTF-8 as U+FFFD. */
+static void sb_json_str(sbuf *b, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)(str ? str : "");
+    sb_putc(b, '"');
+    while (*s) {
+        unsigned c = *s;
+        if (c == '"' || c == '\\') {
+            sb_putc(b, '\\');
+            sb_putc(b, (char)c);
+            s++;
+        } else if (c == '\n') {
+            sb_printf(b, "\\n");
+            s++;
+        } else if (c == '\t') {
+            sb_printf(b, "\\t");
+            s++;
+        } else if (c < 0x20 || c == 0x7f) {
+            sb_printf(b, "\\u%04x", c);
+            s++;
+        } else if (c < 0x80) {
+            sb_putc(b, (char)c);
+            s++;
+        } else {
+            int n = utf8_len(s);
+            if (n == 0) {
+                sb_printf(b, "\\ufffd");
+                s++;
+            } else {
+                for (int i = 0; i < n; i++)
+                    sb_putc(b, (char)s[i]);
+                s += n;
+            }
+        }
+    }
+    sb_putc(b, '"');
+}
+
+static double fin(double x) { return isfinite(x) ? x : 0.0; }
+
+static void human(int64_t v, char *buf, size_t len)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double x = (double)v;
+    int u = 0;
+    while (x >= 1024.0 && u < 6) {
+        x /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%" PRId64 " B", v);
+    else
+        snprintf(buf, len, "%.1f %s", x, unit[u]);
+}
+
+static void emit(sbuf *b, FILE *out)
+{
+    if (!b->oom && b->p) {
+        fwrite(b->p, 1, b->len, out);
+        fflush(out);
+    }
+    free(b->p);
+}
+
+#define G(name) ferry_stats_total_get(t, name)
+
+/* Control characters would break a table row. */
+static void printable(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = ' ';
+}
+
+/* A row with a read and a write column; "-" where a value does not apply. */
+static void row_n(sbuf *b, const char *label, int64_t r, int64_t w, int r_na, int w_na)
+{
+    char rs[32], ws[32];
+    snprintf(rs, sizeof rs, "%" PRId64, r);
+    snprintf(ws, sizeof ws, "%" PRId64, w);
+    sb_printf(b, "  %-34s %14s %14s\n", label, r_na ? "-" : rs, w_na ? "-" : ws);
+}
+
+static void row_b(sbuf *b, const char *label, int64_t r, int64_t w, int r_na, int w_na)
+{
+    char rs[32], ws[32];
+    human(r, rs, sizeof rs);
+    human(w, ws, sizeof ws);
+    sb_printf(b, "  %-34s %14s %14s\n", label, r_na ? "-" : rs, w_na ? "-" : ws);
+}
+
+void ferry_stats_print_table(const ferry_stats_total *t, const char *filename, FILE *out)
+{
+    static const char *kind_label[FERRY_KIND_COUNT] = {"independent read", "independent write",
+                                                       "collective read", "collective write"};
+    sbuf b = {0};
+    int64_t sr = G("sys_reads"), sw = G("sys_writes");
+    int64_t rg = G("read_gaps"), wg = G("write_gaps");
+    sb_printf(&b, "ferry: statistics for \"%s\"\n", filename ? filename : "");
+    sb_printf(&b, "  ranks %d, nodes %d, aggregators %" PRId64 " of %d ranks\n", t->ranks, t->nodes,
+              G("aggregators"), t->ranks);
+    sb_printf(&b, "  %-34s %14s %14s\n", "", "read", "write");
+    row_n(&b, "independent calls", G("ind_reads"), G("ind_writes"), 0, 0);
+    row_n(&b, "collective calls", G("coll_reads"), G("coll_writes"), 0, 0);
+    row_b(&b, "bytes moved by the program", G("bytes_read"), G("bytes_written"), 0, 0);
+    row_n(&b, "system calls", sr, sw, 0, 0);
+    row_b(&b, "  average size", sr ? G("sys_read_bytes") / sr : 0, sw ? G("sys_write_bytes") / sw : 0,
+          sr == 0, sw == 0);
+    row_b(&b, "  total", G("sys_read_bytes"), G("sys_write_bytes"), 0, 0);
+    row_n(&b, "  sieved", G("sieve_reads"), G("sieve_writes"), 0, 0);
+    row_n(&b, "read-modify-write rounds", 0, G("rmw_count"), 1, 0);
+    row_b(&b, "read-modify-write bytes read", 0, G("rmw_bytes"), 1, 0);
+    row_n(&b, "gaps", rg, wg, 0, 0);
+    row_b(&b, "  average gap size", rg ? G("read_gap_bytes") / rg : 0, wg ? G("write_gap_bytes") / wg : 0,
+          rg == 0, wg == 0);
+    sb_printf(&b, "  %-20s %6s  %-14s %s\n", "strategy", "calls", "chosen", "reason");
+    for (int k = 0; k < FERRY_KIND_COUNT; k++) {
+        char st[sizeof t->strategy[0]], why[FERRY_REASON_LEN + 24];
+        snprintf(st, sizeof st, "%s", t->calls[k] > 0 && t->strategy[k][0] ? t->strategy[k] : "-");
+        if (t->calls[k] > 0 && t->from_rank[k] > 0)
+            snprintf(why, sizeof why, "%s (rank %d)", t->reason[k], t->from_rank[k]);
+        else
+            snprintf(why, sizeof why, "%s", t->calls[k] > 0 ? t->reason[k] : "");
+        printable(st);
+        printable(why);
+        sb_printf(&b, "    %-18s %6" PRId64 "  %-14s %s", kind_label[k], t->calls[k], st, why);
+        while (b.len > 0 && !b.oom && b.p[b.len - 1] == ' ')
+            b.p[--b.len] = '\0';
+        sb_putc(&b, '\n');
+    }
+    emit(&b, out);
+}
+
+void ferry_stats_print_timers(const ferry_stats_total *t, const char *filename, FILE *out)
+{
+    static const char *label[FERRY_PHASE_COUNT] = {"open",       "metadata exchange", "data exchange",
+                                                   "file write", "file read",         "sync",
+                                                   "close",      "wait"};
+    sbuf b = {0};
+    sb_printf(&b, "ferry: timers for \"%s\" (seconds over %d ranks)\n", filename ? filename : "",
+              t->ranks);
+    sb_printf(&b, "  %-20s %12s %12s %12s\n", "phase", "min", "max", "avg");
+    for (int p = 0; p < FERRY_PHASE_COUNT; p++)
+        sb_printf(&b, "  %-20s %12.6f %12.6f %12.6f\n", label[p], fin(t->tmin[p]), fin(t->tmax[p]),
+                  fin(t->tavg[p]));
+    emit(&b, out);
+}
+
+char *ferry_stats_json_record(const ferry_stats_total *t, const char *filename, const char *hints_json,
+                              long long unix_time)
+{
+    sbuf b = {0};
+    sb_printf(&b, "{\"schema\":1,\"file\":");
+    sb_json_str(&b, filename);
+    sb_printf(&b, ",\"ranks\":%d,\"nodes\":%d,\"counters\":{", t->ranks, t->nodes);
+    for (int i = 0; i < ferry_stats_ncounters; i++)
+        sb_printf(&b, "%s\"%s\":%" PRId64, i ? "," : "", ferry_stats_counters[i].name, t->counter[i]);
+    sb_printf(&b, "},\"strategies\":{");
+    for (int k = 0; k < FERRY_KIND_COUNT; k++) {
+        int used = t->calls[k] > 0 && t->strategy[k][0];
+        sb_printf(&b, "%s\"%s\":{\"strategy\":", k ? "," : "", ferry_kind_name((ferry_kind)k));
+        sb_json_str(&b, used ? t->strategy[k] : "none");
+        sb_printf(&b, ",\"reason\":");
+        sb_json_str(&b, used ? t->reason[k] : "");
+        sb_printf(&b, ",\"calls\":%" PRId64 ",\"rank\":%d}", t->calls[k], used ? t->from_rank[k] : -1);
+    }
+    sb_printf(&b, "},\"timers\":{");
+    for (int p = 0; p < FERRY_PHASE_COUNT; p++)
+        sb_printf(&b, "%s\"%s\":{\"min\":%.9g,\"max\":%.9g,\"avg\":%.9g}", p ? "," : "",
+                  ferry_phase_name((ferry_phase)p), fin(t->tmin[p]), fin(t->tmax[p]),
+                  fin(t->tavg[p]));
+    sb_printf(&b, "},\"hints\":");
+    /* the caller's object, kept on one line; anything that is not an object is replaced by {} */
+    const char *h = hints_json;
+    while (h && (*h == ' ' || *h == '\t' || *h == '\n' || *h == '\r'))
+        h++;
+    if (h && *h == '{') {
+        for (; *h; h++)
+            sb_putc(&b, (*h == '\n' || *h == '\r') ? ' ' : *h);
+    } else {
+        sb_printf(&b, "{}");
+    }
+    sb_printf(&b, ",\"time\":%lld}\n", unix_time);
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+int ferry_stats_append(const char *path, const char *line)
+{
+    int fd;
+    do
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return -errno;
+    size_t len = strlen(line), done = 0;
+    int rc = 0;
+    /* one write(); the loop only finishes a short write */
+    while (done < len) {
+        ssize_t n = write(fd, line + done, len - done);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = -errno;
+            break;
+        }
+        done += (size_t)n;
+    }
+    if (close(fd) != 0 && rc == 0)
+        rc = -errno;
+    return rc;
+}

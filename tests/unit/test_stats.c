@@ -1,0 +1,203 @@
+/*
+ * Statistics without MPI: timers, strategy recording, the JSON record's
+ * escaping and the atomic append, the tables' layout.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/stats_internal.h"
+#include "unit/check.h"
+
+static void test_timers(void)
+{
+    ferry_stats s;
+    ferry_stats_init(&s);
+    double t0 = ferry_now();
+    double t1 = ferry_now();
+    CHECK(t1 >= t0);
+    usleep(2000);
+    double t2 = ferry_stats_phase(&s, FERRY_PHASE_WRITE, t0);
+    CHECK(t2 > t0);
+    CHECK(s.phase[FERRY_PHASE_WRITE] >= 0.002 && s.phase[FERRY_PHASE_WRITE] < 5.0);
+    CHECK(s.phase[FERRY_PHASE_READ] == 0.0);
+    double before = s.phase[FERRY_PHASE_WRITE];
+    ferry_stats_phase(&s, FERRY_PHASE_WRITE, t2);
+    CHECK(s.phase[FERRY_PHASE_WRITE] >= before);
+    ferry_stats_phase(&s, FERRY_PHASE_COUNT, t0); /* out of range: ignored */
+    ferry_stats_phase(NULL, FERRY_PHASE_OPEN, t0);
+    CHECK_STR(ferry_phase_name(FERRY_PHASE_META), "meta");
+    CHECK_STR(ferry_phase_name(FERRY_PHASE_WAIT), "wait");
+    CHECK_STR(ferry_kind_name(FERRY_KIND_COLL_WRITE), "coll_write");
+}
+
+static void test_strategy(void)
+{
+    ferry_stats s;
+    ferry_stats_init(&s);
+    ferry_stats_strategy(&s, FERRY_KIND_COLL_WRITE, "twophase", "interleaved pattern");
+    ferry_stats_strategy(&s, FERRY_KIND_COLL_WRITE, "local", "many ranks per node");
+    CHECK_STR(s.strategy[FERRY_KIND_COLL_WRITE], "local");
+    CHECK_STR(s.reason[FERRY_KIND_COLL_WRITE], "many ranks per node");
+    CHECK(s.strategy_calls[FERRY_KIND_COLL_WRITE] == 2);
+    char longs[400];
+    memset(longs, 'x', sizeof longs - 1);
+    longs[sizeof longs - 1] = '\0';
+    ferry_stats_strategy(&s, FERRY_KIND_IND_READ, longs, longs); /* truncated, terminated */
+    CHECK(strlen(s.strategy[FERRY_KIND_IND_READ]) == sizeof s.strategy[0] - 1);
+    CHECK(strlen(s.reason[FERRY_KIND_IND_READ]) == FERRY_REASON_LEN - 1);
+    ferry_stats_strategy(&s, FERRY_KIND_IND_WRITE, NULL, NULL);
+    CHECK(s.strategy_calls[FERRY_KIND_IND_WRITE] == 1);
+    ferry_stats_strategy(&s, FERRY_KIND_COUNT, "x", "y"); /* ignored */
+}
+
+static ferry_stats_total sample(void)
+{
+    ferry_stats_total t;
+    memset(&t, 0, sizeof t);
+    t.ranks = 4;
+    t.nodes = 2;
+    for (int i = 0; i < ferry_stats_ncounters; i++)
+        t.counter[i] = strcmp(ferry_stats_counters[i].name, "bytes_written") == 0 ? 3 * 1024 + 512 : 1000 + i;
+    for (int k = 0; k < FERRY_KIND_COUNT; k++)
+        t.from_rank[k] = -1;
+    t.calls[FERRY_KIND_COLL_WRITE] = 3;
+    t.from_rank[FERRY_KIND_COLL_WRITE] = 2;
+    snprintf(t.strategy[FERRY_KIND_COLL_WRITE], sizeof t.strategy[0], "twophase");
+    snprintf(t.reason[FERRY_KIND_COLL_WRITE], sizeof t.reason[0], "say \"hi\"\\\n\t\x01");
+    for (int p = 0; p < FERRY_PHASE_COUNT; p++) {
+        t.tmin[p] = 0.25 * p;
+        t.tmax[p] = 0.5 * p;
+        t.tavg[p] = 0.375 * p;
+    }
+    return t;
+}
+
+static void test_json(void)
+{
+    ferry_stats_total t = sample();
+    /* quote, backslash, newline, control, valid UTF-8 (é), invalid byte */
+    const char *name = "/tmp/a\"b\\c\nd\x02\xc3\xa9\xff.h5";
+    char *line = ferry_stats_json_record(&t, name, "{\"cb_nodes\":4}", 1700000000LL);
+    CHECK(line != NULL);
+    if (!line)
+        return;
+    size_t n = strlen(line);
+    CHECK(n > 2 && line[n - 1] == '\n');
+    CHECK(strchr(line, '\n') == line + n - 1); /* exactly one line */
+    CHECK(strstr(line, "\"file\":\"/tmp/a\\\"b\\\\c\\nd\\u0002\xc3\xa9\\ufffd.h5\"") != NULL);
+    CHECK(strstr(line, "{\"schema\":1,") == line);
+    CHECK(strstr(line, "\"ranks\":4,\"nodes\":2,") != NULL);
+    CHECK(strstr(line, "\"counters\":{\"ind_reads\":1000,\"ind_writes\":1001,") != NULL);
+    CHECK(strstr(line, "\"aggregators\":1016") != NULL);
+    CHECK(strstr(line, "\"coll_write\":{\"strategy\":\"twophase\",\"reason\":\"say \\\"hi\\\"\\\\\\n\\t\\u0001\","
+                       "\"calls\":3,\"rank\":2}") != NULL);
+    CHECK(strstr(line, "\"ind_read\":{\"strategy\":\"none\",\"reason\":\"\",\"calls\":0,\"rank\":-1}") != NULL);
+    CHECK(strstr(line, "\"timers\":{\"open\":{\"min\":0,\"max\":0,\"avg\":0},\"meta\":{\"min\":0.25,\"max\":0.5,"
+                       "\"avg\":0.375}") != NULL);
+    CHECK(strstr(line, "\"hints\":{\"cb_nodes\":4},\"time\":1700000000}\n") != NULL);
+    /* braces balance outside strings */
+    int depth = 0, in = 0, minimum = 0;
+    for (const char *p = line; *p; p++) {
+        if (in) {
+            if (*p == '\\')
+                p++;
+            else if (*p == '"')
+                in = 0;
+        } else if (*p == '"')
+            in = 1;
+        else if (*p == '{')
+            depth++;
+        else if (*p == '}')
+            depth--;
+        if (depth < minimum)
+            minimum = depth;
+    }
+    CHECK(depth == 0 && minimum == 0 && !in);
+    free(line);
+
+    /* hints that are not an object become {}; newlines inside are flattened */
+    line = ferry_stats_json_record(&t, NULL, "not json", 1);
+    CHECK(line && strstr(line, "\"file\":\"\"") && strstr(line, "\"hints\":{},\"time\":1}"));
+    free(line);
+    line = ferry_stats_json_record(&t, "f", NULL, 1);
+    CHECK(line && strstr(line, "\"hints\":{},"));
+    free(line);
+    line = ferry_stats_json_record(&t, "f", " {\"a\":\n1}", 1);
+    CHECK(line && strstr(line, "\"hints\":{\"a\": 1},") && strchr(line, '\n') == line + strlen(line) - 1);
+    free(line);
+}
+
+static void test_append(void)
+{
+    const char *dir = getenv("FERRY_TEST_TMP");
+    char path[512];
+    snprintf(path, sizeof path, "%s/stats_append_%d.json", dir && *dir ? dir : "/tmp", (int)getpid());
+    unlink(path);
+    CHECK(ferry_stats_append(path, "{\"a\":1}\n") == 0);
+    CHECK(ferry_stats_append(path, "{\"a\":2}\n") == 0);
+    FILE *f = fopen(path, "r");
+    char buf[64] = {0};
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(n == 16 && strcmp(buf, "{\"a\":1}\n{\"a\":2}\n") == 0);
+    unlink(path);
+    CHECK(ferry_stats_append("/nonexistent/dir/x.json", "{}\n") < 0);
+}
+
+static void test_tables(void)
+{
+    ferry_stats_total t = sample();
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    ferry_stats_print_table(&t, "/data/out.h5", mem);
+    ferry_stats_print_timers(&t, "/data/out.h5", mem);
+    fclose(mem);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    CHECK(strstr(text, "ferry: statistics for \"/data/out.h5\"") != NULL);
+    CHECK(strstr(text, "ranks 4, nodes 2, aggregators 1016 of 4 ranks") != NULL);
+    CHECK(strstr(text, "independent calls") != NULL);
+    CHECK(strstr(text, "collective calls") != NULL);
+    CHECK(strstr(text, "system calls") != NULL);
+    CHECK(strstr(text, "average size") != NULL);
+    CHECK(strstr(text, "read-modify-write rounds") != NULL);
+    CHECK(strstr(text, "gaps") != NULL);
+    CHECK(strstr(text, "twophase") != NULL);
+    CHECK(strstr(text, "(rank 2)") != NULL);
+    CHECK(strstr(text, "3.5 KiB") != NULL);
+    CHECK(strstr(text, "ferry: timers for \"/data/out.h5\" (seconds over 4 ranks)") != NULL);
+    CHECK(strstr(text, "metadata exchange") != NULL);
+    CHECK(strstr(text, "3.500000") != NULL); /* wait max: 0.5 * 7 */
+    /* aligned: every row of the counter table puts its numbers at the same column */
+    const char *a = strstr(text, "  independent calls");
+    const char *b = strstr(text, "  collective calls");
+    CHECK(a && b);
+    if (a && b) {
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        CHECK(ea - a == eb - b);
+    }
+    if (getenv("FERRY_TEST_VERBOSE"))
+        fputs(text, stderr);
+    free(text);
+}
+
+int main(void)
+{
+    test_timers();
+    test_strategy();
+    test_json();
+    test_append();
+    test_tables();
+    if (check_failures)
+        fprintf(stderr, "test_stats: %d checks failed\n", check_failures);
+    else
+        printf("test_stats: all checks passed\n");
+    return check_failures != 0;
+}
