@@ -18,6 +18,7 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_keyval = MPI_KEYVAL_INVALID;
 static int g_selfkey = MPI_KEYVAL_INVALID;
 static int g_finalized; /* caching stopped: MPI is finalizing */
+static int g_copies;    /* MPI_Type_get_contents returns copies of member types */
 
 typedef struct named_entry {
     MPI_Datatype t;
@@ -211,10 +212,32 @@ static int self_delete(MPI_Comm c, int kv, void *val, void *extra)
     return MPI_SUCCESS;
 }
 
+/* Does MPI_Type_get_contents hand out fresh copies of derived member types
+ * (Open MPI) or the members themselves (MPICH)? */
+static int contents_returns_copies(void)
+{
+    MPI_Datatype a, b, got[1];
+    int ints[1];
+    MPI_Aint addrs[1];
+    int copies = 0;
+    if (MPI_Type_contiguous(2, MPI_INT, &a) != MPI_SUCCESS)
+        return 0;
+    if (MPI_Type_contiguous(2, a, &b) == MPI_SUCCESS) {
+        if (MPI_Type_get_contents(b, 1, 0, 1, ints, addrs, got) == MPI_SUCCESS) {
+            copies = got[0] != a;
+            MPI_Type_free(&got[0]);
+        }
+        MPI_Type_free(&b);
+    }
+    MPI_Type_free(&a);
+    return copies;
+}
+
 static void ensure_keyval(void)
 {
     if (g_keyval != MPI_KEYVAL_INVALID || g_finalized)
         return;
+    g_copies = contents_returns_copies();
     int kv;
     if (MPI_Type_create_keyval(attr_copy, attr_delete, &kv, NULL) != MPI_SUCCESS)
         return;
@@ -227,13 +250,13 @@ static void ensure_keyval(void)
     g_keyval = kv;
 }
 
-static int derived_get(MPI_Datatype t, ferry_flat **out)
+static int derived_get(MPI_Datatype t, int transient, ferry_flat **out)
 {
     int flag = 0;
     void *val = NULL;
     ensure_keyval();
-    if (g_keyval != MPI_KEYVAL_INVALID &&
-        MPI_Type_get_attr(t, g_keyval, &val, &flag) == MPI_SUCCESS && flag && val) {
+    int cache = g_keyval != MPI_KEYVAL_INVALID && !transient;
+    if (cache && MPI_Type_get_attr(t, g_keyval, &val, &flag) == MPI_SUCCESS && flag && val) {
         ferry_flat_retain(val);
         *out = val;
         return MPI_SUCCESS;
@@ -250,7 +273,7 @@ static int derived_get(MPI_Datatype t, ferry_flat **out)
     ferry_flat *f;
     if ((rc = ferry_flat_finish(&l, size, lb, ext, tlb, text, &f)) != MPI_SUCCESS)
         return rc;
-    if (g_keyval != MPI_KEYVAL_INVALID) {
+    if (cache) {
         ferry_flat_retain(f); /* the attribute's reference */
         if (MPI_Type_set_attr(t, g_keyval, f) != MPI_SUCCESS)
             ferry_flat_release(f);
@@ -259,7 +282,7 @@ static int derived_get(MPI_Datatype t, ferry_flat **out)
     return MPI_SUCCESS;
 }
 
-int ferry_flat_get_locked(MPI_Datatype t, ferry_flat **out)
+int ferry_flat_get_locked(MPI_Datatype t, int child, ferry_flat **out)
 {
     int comb;
     *out = NULL;
@@ -268,7 +291,7 @@ int ferry_flat_get_locked(MPI_Datatype t, ferry_flat **out)
     if (ferry_dt_combiner(t, &comb) != MPI_SUCCESS)
         return MPI_ERR_TYPE;
     if (!ferry_dt_is_predefined_combiner(comb))
-        return derived_get(t, out);
+        return derived_get(t, child && g_copies, out);
 
     ferry_flat *f = named_find(t);
     if (f) {
@@ -301,7 +324,7 @@ int ferry_flat_get(MPI_Datatype t, ferry_flat **out)
     if (!init || fin)
         return MPI_ERR_OTHER;
     pthread_mutex_lock(&g_lock);
-    int rc = ferry_flat_get_locked(t, out);
+    int rc = ferry_flat_get_locked(t, 0, out);
     pthread_mutex_unlock(&g_lock);
     return rc;
 }

@@ -62,6 +62,8 @@ int ferry_sl_append(ferry_seglist *l, int64_t off, int64_t len, int64_t count,
 int ferry_sl_replicate(ferry_seglist *l, const ferry_seg *src, int64_t nsrc,
                        int64_t n, int64_t stride, int64_t disp);
 void ferry_sl_free(ferry_seglist *l);
+/* Replications finished by the steady-state shortcut (for tests). */
+extern int64_t ferry_sl_extrapolations;
 
 /* Checked 64-bit arithmetic: return 0 on overflow. */
 static inline int ferry_mul64(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
@@ -86,7 +88,9 @@ int ferry_flat_compute_flags(const ferry_seg *s, int64_t n);
 
 /* ---- flat.c ---------------------------------------------------------------- */
 
-/* ferry_flat_get with the layer lock already held (used for child types). */
-int ferry_flat_get_locked(MPI_Datatype t, ferry_flat **out);
+/* ferry_flat_get with the layer lock already held. `child`: t came from
+ * MPI_Type_get_contents (on MPIs that return fresh copies there, caching on
+ * it would be wasted work: it is about to be freed). */
+int ferry_flat_get_locked(MPI_Datatype t, int child, ferry_flat **out);
 
 #endif

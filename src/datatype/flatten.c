@@ -144,7 +144,7 @@ int ferry_flatten_derived(MPI_Datatype t, ferry_seglist *out)
             ferry_flat_retain(kids[i - 1]);
             kids[i] = kids[i - 1];
         } else {
-            rc = ferry_flat_get_locked(c.types[i], &kids[i]);
+            rc = ferry_flat_get_locked(c.types[i], 1, &kids[i]);
         }
     }
     if (rc == MPI_SUCCESS)

@@ -8,18 +8,21 @@
  * instances as it likes in O(1). */
 #include "datatype/flat_internal.h"
 
-/* index of the segment holding data byte r (0 <= r < size) */
+/* Index of the segment holding data byte r (0 <= r < size): the last i with
+ * prefix[i] <= r. Branch-free halving with both possible next probes
+ * prefetched (large tables are cache-miss bound), log2(nsegs) steps. */
 static int64_t seg_of(const ferry_flat *f, int64_t r)
 {
-    int64_t lo = 0, hi = f->nsegs - 1;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo + 1) / 2;
-        if (f->prefix[mid] <= r)
-            lo = mid;
-        else
-            hi = mid - 1;
+    const int64_t *base = f->prefix;
+    int64_t n = f->nsegs;
+    while (n > 1) {
+        int64_t half = n / 2;
+        __builtin_prefetch(base + half / 2);
+        __builtin_prefetch(base + half + half / 2);
+        base = base[half] <= r ? base + half : base;
+        n -= half;
     }
-    return lo;
+    return base - f->prefix;
 }
 
 static void seek(ferry_iter *it, int64_t pos)

@@ -300,7 +300,27 @@ static void compactness(void)
     MPI_Type_free(&a);
     MPI_Type_contiguous(1000, MPI_SHORT_INT, &t);
     expect_segs(t, "contiguous of short_int: gaps fused", 3, 1001);
+    check(t, "contiguous(1000, short_int)");
     MPI_Type_free(&t);
+    MPI_Type_contiguous(1000000000, MPI_SHORT_INT, &t); /* steady state extrapolated */
+    expect_segs(t, "contiguous(10^9, short_int)", 3, 1000000001);
+    MPI_Type_free(&t);
+    {
+        /* copies touch through a 3-block pattern: [0,2) [4,6) [8,12) extent 12 */
+        int b3[] = {1, 1, 2};
+        MPI_Aint d3[] = {0, 4, 8};
+        MPI_Datatype s3, ty3[] = {MPI_SHORT, MPI_SHORT, MPI_SHORT};
+        MPI_Type_create_struct(3, b3, d3, ty3, &s3);
+        MPI_Type_contiguous(777, s3, &t);
+        MPI_Type_commit(&t);
+        check(t, "contiguous(777) of 3-block struct");
+        MPI_Type_free(&t);
+        MPI_Type_create_hvector(333, 2, 30, s3, &t);
+        MPI_Type_commit(&t);
+        check(t, "hvector(333,2,30) of 3-block struct");
+        MPI_Type_free(&t);
+        MPI_Type_free(&s3);
+    }
     MPI_Aint d[1000];
     int bl[1000];
     for (int i = 0; i < 1000; i++)

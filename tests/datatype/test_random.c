@@ -4,6 +4,7 @@
  *   FERRY_DT_SEED=s   run one seed
  *   FERRY_DT_SEEDS=n  run seeds 1..n (default 1000) */
 #include "dt_oracle.h"
+#include "datatype/flat_internal.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -333,11 +334,25 @@ int main(int argc, char **argv)
             fprintf(stderr, "seed %u: %s\n", seed, desc);
         int before = dt_failures;
         dt_check_type(t, "random", seed);
+        /* many copies: exercises the steady-state shortcut of replication */
+        MPI_Datatype many;
+        int reps = (int)dt_range(&rs, 5, 40);
+        if (MPI_Type_contiguous(reps, t, &many) == MPI_SUCCESS) {
+            MPI_Count msz, mlb, mext;
+            MPI_Type_size_x(many, &msz);
+            MPI_Type_get_true_extent_x(many, &mlb, &mext);
+            if (msz <= 65536 && mext <= 400000) {
+                MPI_Type_commit(&many);
+                dt_check_type(many, "random x contiguous", seed);
+            }
+            MPI_Type_free(&many);
+        }
         if (dt_failures != before)
-            fprintf(stderr, "  seed %u type: %s\n  rerun: FERRY_DT_SEED=%u %s\n", seed, desc, seed, argv[0]);
+            fprintf(stderr, "  seed %u type: %s (then contiguous(n, it))\n  rerun: FERRY_DT_SEED=%u %s\n", seed, desc, seed, argv[0]);
         drop(&t);
         ran++;
     }
-    printf("%d random types (%d with MPI pack/extent disagreement)\n", ran, dt_mpi_inconsistent);
+    printf("%d random types (%d with MPI pack/extent disagreement), %lld replications extrapolated\n", ran,
+           dt_mpi_inconsistent, (long long)ferry_sl_extrapolations);
     return dt_finish("datatype_random");
 }
