@@ -1,0 +1,40 @@
+# ferry: thin wrapper over CMake. Two builds, one per MPI ABI, side by side.
+.PHONY: all deps build openmpi mpich test demo bench clean
+
+JOBS ?= $(shell nproc)
+CMAKE_COMMON = -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+all: build
+
+deps: .deps.stamp
+.deps.stamp: scripts/deps.sh
+	bash scripts/deps.sh
+	@touch $@
+
+build: openmpi mpich
+
+build/openmpi/build.ninja: .deps.stamp
+	cmake -S . -B build/openmpi $(CMAKE_COMMON) \
+	  -DCMAKE_C_COMPILER=gcc -DMPI_C_COMPILER=mpicc.openmpi \
+	  -DFERRY_MPI_FLAVOR=openmpi -DFERRY_MPIEXEC=mpiexec.openmpi \
+	  "-DFERRY_MPIEXEC_EXTRA=--oversubscribe" -DFERRY_TEST_RANKS=4
+
+build/mpich/build.ninja: .deps.stamp
+	cmake -S . -B build/mpich $(CMAKE_COMMON) \
+	  -DCMAKE_C_COMPILER=gcc -DMPI_C_COMPILER=mpicc.mpich \
+	  -DFERRY_MPI_FLAVOR=mpich -DFERRY_MPIEXEC=mpiexec.mpich -DFERRY_TEST_RANKS=2
+
+openmpi: build/openmpi/build.ninja
+	cmake --build build/openmpi -j $(JOBS)
+
+mpich: build/mpich/build.ninja
+	cmake --build build/mpich -j $(JOBS)
+
+test: build
+	bash scripts/test.sh
+
+demo: build
+	bash scripts/demo.sh
+
+clean:
+	rm -rf build .deps.stamp

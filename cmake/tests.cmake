@@ -1,0 +1,52 @@
+# Test helpers shared by every test folder.
+#
+# Every MPI test runs under the launcher of the MPI this build targets.
+# Differential tests run the same (ferry-unaware) binary twice: natively and
+# with libferry preloaded, and compare what the two runs produce.
+
+set(FERRY_TEST_ENV
+  "OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+  "OMPI_MCA_rmaps_base_oversubscribe=1" "OMPI_MCA_btl_vader_single_copy_mechanism=none"
+  "HYDRA_LAUNCHER=fork" "FERRY_TEST_TMP=${PROJECT_BINARY_DIR}/testtmp")
+file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/testtmp)
+
+# ferry_unit_test(NAME SOURCES... [LIBS ...]): a plain (no mpiexec) test program.
+function(ferry_unit_test name)
+  cmake_parse_arguments(T "" "" "LIBS" ${ARGN})
+  add_executable(${name} ${T_UNPARSED_ARGUMENTS})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
+  target_link_libraries(${name} PRIVATE ${T_LIBS})
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${FERRY_TEST_ENV}" TIMEOUT 120 LABELS unit)
+endfunction()
+
+# ferry_mpi_program(NAME SOURCES...): an MPI program that knows nothing of
+# ferry (linked against the MPI library only), for running natively and preloaded.
+function(ferry_mpi_program name)
+  add_executable(${name} ${ARGN})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  target_link_libraries(${name} PRIVATE MPI::MPI_C m)
+endfunction()
+
+# ferry_mpi_test(NAME NP N COMMAND cmd... [PRELOAD]): run cmd under mpiexec -n N,
+# with libferry preloaded when PRELOAD is given.
+function(ferry_mpi_test name)
+  cmake_parse_arguments(T "PRELOAD" "NP;TIMEOUT" "COMMAND;ENV" ${ARGN})
+  if(NOT T_NP)
+    set(T_NP ${FERRY_TEST_RANKS})
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set(env ${FERRY_TEST_ENV} ${T_ENV})
+  set(pre "")
+  if(T_PRELOAD)
+    set(pre -x LD_PRELOAD=$<TARGET_FILE:ferry>)
+    if(FERRY_MPI_FLAVOR STREQUAL "mpich")
+      set(pre -genv LD_PRELOAD $<TARGET_FILE:ferry>)
+    endif()
+  endif()
+  separate_arguments(extra UNIX_COMMAND "${FERRY_MPIEXEC_EXTRA}")
+  add_test(NAME ${name} COMMAND ${FERRY_MPIEXEC} ${extra} -n ${T_NP} ${pre} ${T_COMMAND})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${env}" TIMEOUT ${T_TIMEOUT} LABELS mpi)
+endfunction()

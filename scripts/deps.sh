@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian machine lacks to build, test and benchmark ferry.
+# Does nothing (and asks no registry) when everything is already there.
+set -euo pipefail
+
+debs=(build-essential cmake ninja-build pkg-config
+      libopenmpi-dev openmpi-bin libmpich-dev mpich
+      libhdf5-openmpi-dev libhdf5-mpich-dev
+      valgrind cppcheck clang libclang-rt-14-dev
+      python3 python3-matplotlib python3-numpy)
+
+missing=()
+for p in "${debs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

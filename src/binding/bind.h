@@ -1,0 +1,51 @@
+/*
+ * The binding: one thin function per MPI_File_* entry point. Each checks its
+ * arguments, turns the handle into ferry's file object, calls the core, and
+ * sends any error through the file's error handler.
+ *
+ * Every entry point is defined under its PMPI_ name and exported under its
+ * MPI_ name as an alias of the same code, so profilers that call PMPI_ and
+ * Fortran bindings that call either both reach ferry.
+ */
+#ifndef FERRY_BINDING_BIND_H
+#define FERRY_BINDING_BIND_H
+
+#include <mpi.h>
+
+#include "core/errors.h"
+#include "core/file.h"
+#include "core/io.h"
+
+#define FERRY_PUBLIC __attribute__((visibility("default")))
+
+#define FERRY_BIND(ret, name, params)                                       \
+    FERRY_PUBLIC ret name params __attribute__((weak, alias("P" #name)));   \
+    FERRY_PUBLIC ret P##name params
+
+/* mpi.h declares the large-count (_c) forms only from MPI-4 on. */
+#if MPI_VERSION >= 4
+#define FERRY_HAVE_C 1
+#else
+#define FERRY_HAVE_C 0
+#endif
+
+/* Resolve a handle or return MPI_ERR_FILE through the MPI_FILE_NULL handler. */
+#define FERRY_FILE(fh, f, fname)                                                         \
+    ferry_file *f = NULL;                                                                \
+    do {                                                                                 \
+        if (!ferry_handles_valid(fh))                                                    \
+            return ferry_raise(NULL, ferry_err(MPI_ERR_FILE, "invalid file handle"), fname); \
+        f = ferry_file_of(fh);                                                           \
+    } while (0)
+
+/* The shared argument checks of every data call (on this rank only). */
+int ferry_bind_check_data(ferry_file *f, const void *buf, MPI_Count count, MPI_Datatype type,
+                          int is_write, ferry_where where, MPI_Offset offset);
+
+/* Blocking, nonblocking and split forms of a data call, after the handle check. */
+int ferry_bind_io(MPI_File fh, ferry_call *c, MPI_Status *status, const char *fname);
+int ferry_bind_iio(MPI_File fh, ferry_call *c, MPI_Request *req, const char *fname);
+int ferry_bind_begin(MPI_File fh, ferry_call *c, const char *fname);
+int ferry_bind_end(MPI_File fh, int is_write, MPI_Status *status, const char *fname);
+
+#endif

@@ -1,0 +1,36 @@
+/* Individual and shared file pointers. */
+#include "binding/bind.h"
+#include "core/manage.h"
+
+FERRY_BIND(int, MPI_File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+{
+    FERRY_FILE(fh, f, "MPI_File_seek");
+    return ferry_raise(f, ferry_file_seek(f, offset, whence), "MPI_File_seek");
+}
+
+FERRY_BIND(int, MPI_File_get_position, (MPI_File fh, MPI_Offset *offset))
+{
+    FERRY_FILE(fh, f, "MPI_File_get_position");
+    if (!offset)
+        return ferry_raise(f, ferry_err(MPI_ERR_ARG, "offset pointer is NULL"), "MPI_File_get_position");
+    if (f->amode & MPI_MODE_SEQUENTIAL)
+        return ferry_raise(f, ferry_err(MPI_ERR_UNSUPPORTED_OPERATION,
+                                        "get_position is not allowed on MPI_MODE_SEQUENTIAL files"),
+                           "MPI_File_get_position");
+    *offset = f->fp;
+    return MPI_SUCCESS;
+}
+
+FERRY_BIND(int, MPI_File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
+{
+    FERRY_FILE(fh, f, "MPI_File_seek_shared");
+    return ferry_raise(f, ferry_file_seek_shared(f, offset, whence), "MPI_File_seek_shared");
+}
+
+FERRY_BIND(int, MPI_File_get_position_shared, (MPI_File fh, MPI_Offset *offset))
+{
+    FERRY_FILE(fh, f, "MPI_File_get_position_shared");
+    if (!offset)
+        return ferry_raise(f, ferry_err(MPI_ERR_ARG, "offset pointer is NULL"), "MPI_File_get_position_shared");
+    return ferry_raise(f, ferry_file_position_shared(f, offset), "MPI_File_get_position_shared");
+}

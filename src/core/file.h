@@ -1,0 +1,96 @@
+/*
+ * The file object: what an MPI_File handle points to under ferry. The MPI
+ * library never sees it; the binding casts between the two.
+ */
+#ifndef FERRY_CORE_FILE_H
+#define FERRY_CORE_FILE_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "core/hints.h"
+#include "core/stats.h"
+#include "datatype/flat.h"
+#include "driver/driver.h"
+
+#define FERRY_FILE_MAGIC 0x46455252u /* "FERR" */
+
+typedef struct ferry_view {
+    int64_t disp;             /* bytes */
+    MPI_Datatype etype;       /* owned duplicates (or the named type itself) */
+    MPI_Datatype filetype;
+    int64_t etype_size;
+    ferry_flat *ft;           /* flattened filetype, a reference */
+    char datarep[64];
+    int is_bytes;             /* etype and filetype are contiguous bytes: offsets are plain */
+} ferry_view;
+
+/* State of an active split collective (MPI allows one per file handle). */
+typedef struct ferry_split {
+    int active;
+    int is_write;
+    int err;
+    int64_t bytes;
+} ferry_split;
+
+typedef struct ferry_file {
+    uint32_t magic;
+    MPI_Comm comm;            /* private duplicate: ferry's traffic never meets the program's */
+    int rank, size;
+    char *filename;           /* as the program gave it */
+    char *path;               /* driver prefix stripped */
+    int amode;
+    ferry_fd fd;
+    int fd_readable;          /* WRONLY files are opened read-write when allowed, for read-modify-write */
+    ferry_fs_type fstype;
+    ferry_hints hints;
+    ferry_view view;
+    int64_t fp;               /* individual file pointer, etype units */
+    MPI_Win shfp_win;         /* shared file pointer lives on rank 0 */
+    int64_t shfp_self;        /* ... or here, when the file is opened by one rank */
+    int shfp_touched;         /* this rank used the shared pointer since the last reset */
+    int atomic;
+    MPI_Errhandler errhandler;
+    int f2c;                  /* index in the handle table */
+    ferry_split split;
+    int nodes;                /* nodes spanned by comm */
+    ferry_stats stats;
+} ferry_file;
+
+static inline MPI_File ferry_handle(ferry_file *f) { return (MPI_File)(void *)f; }
+static inline ferry_file *ferry_file_of(MPI_File h) { return (ferry_file *)(void *)h; }
+
+/* Handle table: validation of handles and the Fortran integer mapping. */
+int ferry_handles_add(ferry_file *f);
+void ferry_handles_remove(ferry_file *f);
+/* 1 if h is a live ferry file (never dereferences a stale handle). */
+int ferry_handles_valid(MPI_File h);
+MPI_Fint ferry_handles_c2f(MPI_File h);
+MPI_File ferry_handles_f2c(MPI_Fint i);
+
+/* Open and close: collective over comm. Return an MPI error code. */
+/* local_err: the binding's check of this rank's arguments; the open fails on
+ * every rank if it is set on any. */
+int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err,
+                    ferry_file **out);
+int ferry_file_close(ferry_file *f);
+int ferry_file_delete(const char *filename, MPI_Info info);
+
+/* Views (view.c). */
+void ferry_view_init(ferry_view *v);
+void ferry_view_free(ferry_view *v);
+/* Collective. Checks the arguments, agrees on errors across ranks, and resets
+ * both file pointers. */
+int ferry_view_set(ferry_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                   const char *datarep, MPI_Info info);
+/* The byte offset of view position `off` (in etypes). */
+int64_t ferry_view_byte_offset(const ferry_file *f, int64_t off);
+
+/* Shared file pointer (shared_fp.c); values in etype units. */
+int ferry_shfp_create(ferry_file *f, int64_t initial);
+void ferry_shfp_free(ferry_file *f);
+int ferry_shfp_fetch_add(ferry_file *f, int64_t delta, int64_t *old);
+/* Collective: every rank leaves with the pointer at `value`. */
+int ferry_shfp_reset(ferry_file *f, int64_t value);
+
+#endif

@@ -1,0 +1,99 @@
+#include "core/manage.h"
+#include "core/errors.h"
+
+/* One allreduce checks that a value agrees and carries any local error. */
+static int agree_value(ferry_file *f, int64_t value, int local, int *differs)
+{
+    int64_t v[3] = {ferry_err_class(local), value, -value}, r[3];
+    MPI_Allreduce(v, r, 3, MPI_INT64_T, MPI_MAX, f->comm);
+    *differs = r[1] != -r[2];
+    return (int)r[0];
+}
+
+/* Rank 0 applies a size change; the others learn its outcome. */
+static int size_change(ferry_file *f, MPI_Offset size, int truncate, const char *differs_msg)
+{
+    int local = MPI_SUCCESS;
+    if (size < 0)
+        local = ferry_err(MPI_ERR_ARG, "size is negative");
+    else if (f->amode & MPI_MODE_RDONLY)
+        local = ferry_err(MPI_ERR_READ_ONLY, "file is opened MPI_MODE_RDONLY");
+    else if (f->amode & MPI_MODE_SEQUENTIAL)
+        local = ferry_err(MPI_ERR_UNSUPPORTED_OPERATION, "size cannot change on an MPI_MODE_SEQUENTIAL file");
+    int differs = 0;
+    int all = agree_value(f, size, local, &differs);
+    if (local != MPI_SUCCESS)
+        return local;
+    if (all != MPI_SUCCESS)
+        return ferry_err(all, "the size change failed on another rank");
+    if (differs)
+        return ferry_err(MPI_ERR_ARG, differs_msg);
+    int err = 0;
+    if (f->rank == 0) {
+        double t0 = ferry_now();
+        err = truncate ? f->fd.drv->truncate(&f->fd, size) : f->fd.drv->allocate(&f->fd, size);
+        ferry_stats_phase(&f->stats, FERRY_PHASE_WRITE, t0);
+    }
+    if (f->size > 1)
+        MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
+    return err ? ferry_err_errno(err, truncate ? "set_size" : "preallocate") : MPI_SUCCESS;
+}
+
+int ferry_file_set_size(ferry_file *f, MPI_Offset size)
+{
+    return size_change(f, size, 1, "set_size was given different sizes on different ranks");
+}
+
+int ferry_file_preallocate(ferry_file *f, MPI_Offset size)
+{
+    return size_change(f, size, 0, "preallocate was given different sizes on different ranks");
+}
+
+int ferry_file_get_size(ferry_file *f, MPI_Offset *size)
+{
+    int64_t s = 0;
+    int err = f->fd.drv->size(&f->fd, &s);
+    if (err)
+        return ferry_err_errno(err, "get_size");
+    *size = s;
+    return MPI_SUCCESS;
+}
+
+int ferry_file_sync(ferry_file *f)
+{
+    double t0 = ferry_now();
+    int err = (f->amode & MPI_MODE_RDONLY) ? 0 : f->fd.drv->sync(&f->fd);
+    int code = ferry_agree(f, err ? ferry_err_errno(err, "sync") : MPI_SUCCESS,
+                           "sync failed on another rank");
+    ferry_stats_phase(&f->stats, FERRY_PHASE_SYNC, t0);
+    return code;
+}
+
+int ferry_file_set_atomicity(ferry_file *f, int flag)
+{
+    int differs = 0;
+    int all = agree_value(f, flag ? 1 : 0, MPI_SUCCESS, &differs);
+    if (all != MPI_SUCCESS)
+        return ferry_err(all, "set_atomicity failed on another rank");
+    if (differs)
+        return ferry_err(MPI_ERR_ARG, "set_atomicity was given different flags on different ranks");
+    f->atomic = flag ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
+int ferry_file_set_info(ferry_file *f, MPI_Info info)
+{
+    ferry_hint_warnings w = {0};
+    ferry_hints h = f->hints;
+    ferry_hints_apply_info(&h, info, &w);
+    ferry_hints_apply_env(&h, f->filename, &w);
+    int differs = 0;
+    int all = agree_value(f, (int64_t)(ferry_hints_digest(&h) >> 2), MPI_SUCCESS, &differs);
+    if (differs)
+        ferry_hints_agree(&h, f->comm, &w);
+    if (f->rank == 0)
+        for (int i = 0; i < w.n; i++)
+            fprintf(stderr, "ferry: warning: %s: %s\n", f->filename, w.msg[i]);
+    f->hints = h;
+    return all == MPI_SUCCESS ? MPI_SUCCESS : ferry_err(all, "set_info failed on another rank");
+}

@@ -1,0 +1,28 @@
+/*
+ * Nodes: the one place that decides which ranks share a node. Real nodes come
+ * from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED); FERRY_RANKS_PER_NODE=k makes
+ * each k consecutive world ranks a virtual node, so node-level strategies can
+ * be tested and measured on one host. Everything node-aware asks here.
+ */
+#ifndef FERRY_CORE_NODES_H
+#define FERRY_CORE_NODES_H
+
+#include <mpi.h>
+
+typedef struct ferry_nodes {
+    int nnodes;
+    int *node_of;     /* rank in comm -> dense node index (order of first appearance) */
+    int my_node;
+    MPI_Comm node_comm; /* the ranks of comm on my node */
+    int node_rank, node_size;
+} ferry_nodes;
+
+/* Collective over comm. */
+int ferry_nodes_build(MPI_Comm comm, ferry_nodes *out);
+void ferry_nodes_free(ferry_nodes *n);
+/* Collective over comm: how many nodes it spans. */
+int ferry_nodes_count(MPI_Comm comm);
+/* FERRY_RANKS_PER_NODE, or 0 when nodes are real. */
+int ferry_nodes_virtual_ppn(void);
+
+#endif

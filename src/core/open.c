@@ -1,0 +1,207 @@
+/*
+ * Collective open and close. Every way an open can fail (bad amode on one
+ * rank, amodes that differ, a file missing on one node, EXCL races) ends
+ * with the same error class on every rank and nothing left half-open.
+ */
+#define _GNU_SOURCE
+#include "core/amode.h"
+#include "core/errors.h"
+#include "core/file.h"
+#include "core/nodes.h"
+#include "driver/faults.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the ranks must agree on at open, reduced in one MPI_Allreduce(MAX):
+ * a value v agrees when max(v) == -max(-v). */
+enum { AG_ERR, AG_AMODE, AG_NAMODE, AG_DIGEST, AG_NDIGEST, AG_N };
+
+static int agree_open(ferry_file *f, int local_err, uint64_t digest, int *amode_differs,
+                      int *hints_differ)
+{
+    int64_t d = (int64_t)(digest >> 2); /* keep -d representable */
+    int64_t v[AG_N] = {local_err, f->amode, -(int64_t)f->amode, d, -d};
+    int64_t r[AG_N];
+    MPI_Allreduce(v, r, AG_N, MPI_INT64_T, MPI_MAX, f->comm);
+    *amode_differs = r[AG_AMODE] != -r[AG_NAMODE];
+    *hints_differ = r[AG_DIGEST] != -r[AG_NDIGEST];
+    return (int)r[AG_ERR];
+}
+
+static void warn_rank0(ferry_file *f, const ferry_hint_warnings *w)
+{
+    if (f->rank != 0)
+        return;
+    for (int i = 0; i < w->n; i++)
+        fprintf(stderr, "ferry: warning: %s: %s\n", f->filename, w->msg[i]);
+}
+
+static void file_free(ferry_file *f)
+{
+    if (!f)
+        return;
+    ferry_view_free(&f->view);
+    if (f->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&f->comm);
+    free(f->filename);
+    free(f);
+}
+
+static int open_fd(ferry_file *f, int flags)
+{
+    /* Write-only files are opened read-write where permissions allow, so
+     * sieving and collective buffering can read around holes. */
+    if ((flags & FERRY_OPEN_WRITE) && !(flags & FERRY_OPEN_READ)) {
+        int rc = f->fd.drv->open(f->path, flags | FERRY_OPEN_READ, &f->fd);
+        if (rc == 0) {
+            f->fd_readable = 1;
+            return 0;
+        }
+        if (rc != -EACCES)
+            return rc;
+    }
+    f->fd_readable = !!(flags & FERRY_OPEN_READ);
+    return f->fd.drv->open(f->path, flags, &f->fd);
+}
+
+int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err,
+                    ferry_file **out)
+{
+    double t0 = ferry_now();
+    *out = NULL;
+    ferry_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return ferry_err(MPI_ERR_NO_MEM, "out of memory opening a file");
+    f->magic = FERRY_FILE_MAGIC;
+    f->comm = MPI_COMM_NULL;
+    f->fd.fd = -1;
+    f->amode = amode;
+    f->errhandler = ferry_errh_null_file();
+    f->shfp_win = MPI_WIN_NULL;
+    ferry_stats_init(&f->stats);
+    ferry_view_init(&f->view);
+    f->filename = strdup(filename ? filename : "");
+    int rc = MPI_Comm_dup(comm, &f->comm);
+    if (rc != MPI_SUCCESS || !f->filename) {
+        file_free(f);
+        return rc != MPI_SUCCESS ? rc : ferry_err(MPI_ERR_NO_MEM, "out of memory opening a file");
+    }
+    MPI_Comm_rank(f->comm, &f->rank);
+    MPI_Comm_size(f->comm, &f->size);
+    int wrank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    ferry_fault_set_rank(wrank);
+    const char *stripped;
+    f->fd.drv = ferry_driver_for(f->filename, &stripped);
+    f->path = f->filename + (stripped - f->filename);
+    f->fstype = f->fd.drv->fs_type(f->path);
+
+    ferry_hint_warnings w = {0};
+    ferry_hints_defaults(&f->hints);
+    ferry_hints_apply_info(&f->hints, info, &w);
+    ferry_hints_apply_env_comm(&f->hints, f->filename, f->comm, &w);
+
+    const char *why = NULL;
+    int local = local_err != MPI_SUCCESS ? ferry_err_class(local_err) : ferry_amode_check(amode, &why);
+    int amode_differs = 0, hints_differ = 0;
+    int agreed = agree_open(f, local, ferry_hints_digest(&f->hints), &amode_differs, &hints_differ);
+    if (agreed != MPI_SUCCESS || amode_differs) {
+        int code = local_err != MPI_SUCCESS ? local_err
+                 : local != MPI_SUCCESS ? ferry_err(local, why)
+                 : amode_differs ? ferry_err(MPI_ERR_AMODE, "amode differs between the ranks of the open")
+                 : ferry_err(agreed, "the arguments of the open are invalid on another rank");
+        file_free(f);
+        return code;
+    }
+    if (hints_differ)
+        ferry_hints_agree(&f->hints, f->comm, &w);
+    warn_rank0(f, &w);
+
+    /* Create on rank 0 alone, so EXCL means "did not exist before this open"
+     * and the others never race the create. */
+    int flags = ferry_amode_open_flags(amode);
+    int err = 0;
+    if (flags & FERRY_OPEN_CREATE) {
+        if (f->rank == 0) {
+            err = open_fd(f, flags);
+            if (err == 0)
+                f->fd.drv->sync_dir(f->path);
+        }
+        if (f->size > 1)
+            MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
+        if (err == 0 && f->rank != 0)
+            err = open_fd(f, flags & ~(FERRY_OPEN_CREATE | FERRY_OPEN_EXCL));
+    } else {
+        err = open_fd(f, flags);
+    }
+
+    int64_t initial = 0;
+    if (err == 0 && (amode & MPI_MODE_APPEND)) {
+        int64_t sz = 0;
+        err = f->fd.drv->size(&f->fd, &sz);
+        initial = sz;
+    }
+    f->fp = initial;
+    int shrc = ferry_shfp_create(f, initial);
+    int cls = err ? ferry_errno_class(err) : shrc;
+    int maxcls = cls;
+    if (f->size > 1)
+        MPI_Allreduce(&cls, &maxcls, 1, MPI_INT, MPI_MAX, f->comm);
+    if (maxcls != MPI_SUCCESS) {
+        if (f->fd.fd >= 0)
+            f->fd.drv->close(&f->fd);
+        ferry_shfp_free(f);
+        int code = err ? ferry_err_errno(err, "open")
+                 : ferry_err(maxcls, "open failed on another rank");
+        file_free(f);
+        return code;
+    }
+    if (ferry_handles_add(f) < 0) {
+        f->fd.drv->close(&f->fd);
+        ferry_shfp_free(f);
+        file_free(f);
+        return ferry_err(MPI_ERR_NO_MEM, "out of memory registering a file handle");
+    }
+    if (ferry_env_hints_display() && f->rank == 0)
+        ferry_hints_display(&f->hints, f->filename, stderr);
+    ferry_stats_phase(&f->stats, FERRY_PHASE_OPEN, t0);
+    *out = f;
+    return MPI_SUCCESS;
+}
+
+int ferry_file_close(ferry_file *f)
+{
+    double t0 = ferry_now();
+    int err = f->fd.drv->close(&f->fd);
+    int cls = err ? ferry_errno_class(err) : MPI_SUCCESS;
+    int maxcls = cls;
+    ferry_shfp_free(f);
+    if (f->size > 1)
+        MPI_Allreduce(&cls, &maxcls, 1, MPI_INT, MPI_MAX, f->comm);
+    if (maxcls == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0)
+        f->fd.drv->remove(f->path);
+    ferry_stats_phase(&f->stats, FERRY_PHASE_CLOSE, t0);
+    if (ferry_stats_enabled()) {
+        char hj[8192];
+        if (ferry_hints_to_json(&f->hints, hj, sizeof hj) < 0)
+            hj[0] = 0;
+        ferry_stats_report(&f->stats, f->comm, f->filename, hj[0] ? hj : NULL, ferry_nodes_count(f->comm));
+    }
+    ferry_handles_remove(f);
+    f->magic = 0;
+    file_free(f);
+    if (maxcls == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    return err ? ferry_err_errno(err, "close") : ferry_err(maxcls, "close failed on another rank");
+}
+
+int ferry_file_delete(const char *filename, MPI_Info info)
+{
+    (void)info;
+    const char *path;
+    const ferry_driver *drv = ferry_driver_for(filename, &path);
+    int err = drv->remove(path);
+    return err ? ferry_err_errno(err, "delete") : MPI_SUCCESS;
+}

@@ -1,0 +1,167 @@
+/*
+ * File views. A view is kept flattened, so positions in etype units become
+ * byte offsets by tiling the filetype from the displacement. HDF5 sets a view
+ * twice per collective transfer, so setting one costs a single allreduce
+ * (two barriers more only if a shared pointer was used since the last reset).
+ */
+#include "core/errors.h"
+#include "core/file.h"
+
+#include <string.h>
+
+static int is_named(MPI_Datatype t)
+{
+    int ni, na, nd, comb;
+#if MPI_VERSION >= 4
+    MPI_Count ci, ca, cd, cc;
+    MPI_Type_get_envelope_c(t, &ci, &ca, &cc, &cd, &comb);
+    (void)ni; (void)na; (void)nd;
+#else
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+#endif
+    return comb == MPI_COMBINER_NAMED;
+}
+
+static void type_release(MPI_Datatype *t)
+{
+    if (*t != MPI_DATATYPE_NULL && !is_named(*t))
+        MPI_Type_free(t);
+    *t = MPI_DATATYPE_NULL;
+}
+
+static int type_hold(MPI_Datatype t, MPI_Datatype *out)
+{
+    if (is_named(t)) {
+        *out = t;
+        return MPI_SUCCESS;
+    }
+    return MPI_Type_dup(t, out);
+}
+
+void ferry_view_init(ferry_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->etype = MPI_BYTE;
+    v->filetype = MPI_BYTE;
+    v->etype_size = 1;
+    v->ft = ferry_flat_bytes(1);
+    strcpy(v->datarep, "native");
+    v->is_bytes = 1;
+}
+
+void ferry_view_free(ferry_view *v)
+{
+    type_release(&v->etype);
+    type_release(&v->filetype);
+    if (v->ft)
+        ferry_flat_release(v->ft);
+    v->ft = NULL;
+}
+
+static uint32_t str_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h >> 1;
+}
+
+/* Local checks of set_view arguments; returns an error code and fills what it learned. */
+static int check_view(ferry_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                      const char *datarep, ferry_flat **ft, int64_t *esize)
+{
+    *ft = NULL;
+    if (etype == MPI_DATATYPE_NULL)
+        return ferry_err(MPI_ERR_TYPE, "etype is MPI_DATATYPE_NULL");
+    if (filetype == MPI_DATATYPE_NULL)
+        return ferry_err(MPI_ERR_TYPE, "filetype is MPI_DATATYPE_NULL");
+    if (!datarep)
+        return ferry_err(MPI_ERR_UNSUPPORTED_DATAREP, "datarep is NULL");
+    if (strcmp(datarep, "native") && strcmp(datarep, "internal"))
+        return ferry_err(MPI_ERR_UNSUPPORTED_DATAREP, "datarep is not one ferry supports (native, internal)");
+    if (disp < 0 && !(disp == MPI_DISPLACEMENT_CURRENT && (f->amode & MPI_MODE_SEQUENTIAL)))
+        return ferry_err(MPI_ERR_ARG, "view displacement is negative");
+    MPI_Count es = 0;
+    MPI_Type_size_x(etype, &es);
+    *esize = es;
+    if (es <= 0)
+        return ferry_err(MPI_ERR_TYPE, "etype has size zero");
+    int rc = ferry_flat_get(filetype, ft);
+    if (rc != MPI_SUCCESS)
+        return ferry_err(rc, "filetype cannot be flattened");
+    if ((*ft)->size % es != 0)
+        return ferry_err(MPI_ERR_TYPE, "filetype is not built from whole etypes");
+    if ((*ft)->flags & FERRY_FLAT_NEGATIVE)
+        return ferry_err(MPI_ERR_TYPE, "filetype has a negative displacement");
+    if ((*ft)->flags & FERRY_FLAT_DECREASE)
+        return ferry_err(MPI_ERR_TYPE, "filetype displacements are not monotonically nondecreasing");
+    if (((*ft)->flags & FERRY_FLAT_OVERLAP) && !(f->amode & MPI_MODE_RDONLY))
+        return ferry_err(MPI_ERR_TYPE, "filetype overlaps itself in a writable file");
+    return MPI_SUCCESS;
+}
+
+enum { VA_ERR, VA_ESIZE, VA_NESIZE, VA_REP, VA_NREP, VA_TOUCHED, VA_N };
+
+int ferry_view_set(ferry_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                   const char *datarep, MPI_Info info)
+{
+    double t0 = ferry_now();
+    ferry_flat *ft = NULL;
+    int64_t esize = 0;
+    int code = check_view(f, disp, etype, filetype, datarep, &ft, &esize);
+    int64_t rep = datarep ? str_hash(datarep) : 0;
+    int64_t v[VA_N] = {ferry_err_class(code), esize, -esize, rep, -rep, f->shfp_touched};
+    int64_t r[VA_N];
+    MPI_Allreduce(v, r, VA_N, MPI_INT64_T, MPI_MAX, f->comm);
+    if (code == MPI_SUCCESS && r[VA_ERR] != MPI_SUCCESS)
+        code = ferry_err((int)r[VA_ERR], "set_view failed on another rank");
+    else if (code == MPI_SUCCESS && r[VA_ESIZE] != -r[VA_NESIZE])
+        code = ferry_err(MPI_ERR_ARG, "etype size differs between the ranks of set_view");
+    else if (code == MPI_SUCCESS && r[VA_REP] != -r[VA_NREP])
+        code = ferry_err(MPI_ERR_ARG, "datarep differs between the ranks of set_view");
+    if (code != MPI_SUCCESS) {
+        if (ft)
+            ferry_flat_release(ft);
+        ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
+        return code;
+    }
+    if (disp == MPI_DISPLACEMENT_CURRENT) {
+        /* sequential files: the view starts where the shared pointer is */
+        int64_t cur = 0;
+        ferry_shfp_fetch_add(f, 0, &cur);
+        disp = ferry_view_byte_offset(f, cur);
+    }
+    ferry_view nv;
+    memset(&nv, 0, sizeof nv);
+    nv.disp = disp;
+    nv.etype_size = esize;
+    nv.ft = ft;
+    strncpy(nv.datarep, datarep, sizeof nv.datarep - 1);
+    if (type_hold(etype, &nv.etype) != MPI_SUCCESS || type_hold(filetype, &nv.filetype) != MPI_SUCCESS) {
+        ferry_view_free(&nv);
+        return ferry_err(MPI_ERR_INTERN, "could not keep the view's datatypes");
+    }
+    nv.is_bytes = ft->contig && ft->lb == 0;
+    ferry_view_free(&f->view);
+    f->view = nv;
+    f->fp = 0;
+    if (r[VA_TOUCHED])
+        ferry_shfp_reset(f, 0);
+    if (info != MPI_INFO_NULL) {
+        ferry_hint_warnings w = {0};
+        ferry_hints_apply_info(&f->hints, info, &w);
+        ferry_hints_apply_env(&f->hints, f->filename, &w);
+    }
+    ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
+    return MPI_SUCCESS;
+}
+
+int64_t ferry_view_byte_offset(const ferry_file *f, int64_t off)
+{
+    const ferry_view *v = &f->view;
+    int64_t pos = off * v->etype_size;
+    if (v->is_bytes || v->ft->size == 0)
+        return v->disp + pos;
+    int64_t inst = pos / v->ft->size, rem = pos % v->ft->size;
+    return v->disp + inst * v->ft->extent + ferry_flat_offset_of(v->ft, 0, rem);
+}

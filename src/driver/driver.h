@@ -1,0 +1,57 @@
+/*
+ * Storage drivers: the only code that touches the file system. Every call
+ * retries EINTR and short transfers, splits transfers above the kernel's
+ * single-call limit, and reports failure as a negative errno. Nothing above
+ * this layer sees a partial system call.
+ */
+#ifndef FERRY_DRIVER_DRIVER_H
+#define FERRY_DRIVER_DRIVER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+typedef enum {
+    FERRY_FS_UNKNOWN = 0,
+    FERRY_FS_LOCAL,  /* ext4, xfs, btrfs: one node's disk */
+    FERRY_FS_TMPFS,  /* memory */
+    FERRY_FS_NFS,
+    FERRY_FS_LUSTRE,
+    FERRY_FS_GPFS,
+} ferry_fs_type;
+
+typedef struct ferry_fd {
+    int fd;
+    const struct ferry_driver *drv;
+} ferry_fd;
+
+enum { FERRY_OPEN_READ = 1, FERRY_OPEN_WRITE = 2, FERRY_OPEN_CREATE = 4, FERRY_OPEN_EXCL = 8 };
+
+typedef struct ferry_driver {
+    const char *name;
+    int (*open)(const char *path, int flags, ferry_fd *out);
+    int (*close)(ferry_fd *f);
+    /* Full transfers: return bytes moved (a read stops short only at EOF) or -errno. */
+    int64_t (*pread)(ferry_fd *f, void *buf, int64_t len, int64_t off);
+    int64_t (*pwrite)(ferry_fd *f, const void *buf, int64_t len, int64_t off);
+    int64_t (*preadv)(ferry_fd *f, const struct iovec *iov, int n, int64_t off);
+    int64_t (*pwritev)(ferry_fd *f, const struct iovec *iov, int n, int64_t off);
+    int (*size)(ferry_fd *f, int64_t *size);
+    int (*truncate)(ferry_fd *f, int64_t size);
+    int (*allocate)(ferry_fd *f, int64_t size);
+    int (*sync)(ferry_fd *f);
+    /* Byte-range lock, blocking; len 0 means to end of file. */
+    int (*lock)(ferry_fd *f, int64_t off, int64_t len, int exclusive);
+    int (*unlock)(ferry_fd *f, int64_t off, int64_t len);
+    int (*remove)(const char *path);
+    ferry_fs_type (*fs_type)(const char *path);
+    int (*sync_dir)(const char *path); /* make a create durable */
+} ferry_driver;
+
+const ferry_driver *ferry_driver_posix(void);
+/* The driver for a path: honours "ufs:"-style prefixes and returns the path
+ * with the prefix stripped. */
+const ferry_driver *ferry_driver_for(const char *path, const char **stripped);
+const char *ferry_fs_type_name(ferry_fs_type t);
+
+#endif

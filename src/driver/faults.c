@@ -1,0 +1,116 @@
+/* Fault injection for tests; see faults.h for the FERRY_FAULT syntax. */
+#define _GNU_SOURCE
+#include "driver/faults.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fault_rank = -1;
+
+void ferry_fault_set_rank(int world_rank)
+{
+    fault_rank = world_rank;
+}
+
+#ifdef FERRY_FAULTS
+
+enum { OP_READ = 1, OP_WRITE = 2 };
+enum { ERR_EIO = 1, ERR_ENOSPC, ERR_EINTR, ERR_SHORT };
+
+static struct {
+    int parsed, active, ops, rank, err;
+    long nth, times;
+    long seen[3];
+} spec;
+
+static void parse(void)
+{
+    spec.parsed = 1;
+    const char *env = getenv("FERRY_FAULT");
+    if (!env || !*env)
+        return;
+    spec.ops = OP_READ | OP_WRITE;
+    spec.rank = -1;
+    spec.nth = 1;
+    spec.times = 1;
+    spec.err = ERR_EIO;
+    char buf[256];
+    strncpy(buf, env, sizeof buf - 1);
+    buf[sizeof buf - 1] = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            continue;
+        *eq++ = 0;
+        if (!strcmp(tok, "op"))
+            spec.ops = !strcmp(eq, "read") ? OP_READ : !strcmp(eq, "write") ? OP_WRITE : OP_READ | OP_WRITE;
+        else if (!strcmp(tok, "rank"))
+            spec.rank = atoi(eq);
+        else if (!strcmp(tok, "nth"))
+            spec.nth = atol(eq);
+        else if (!strcmp(tok, "times"))
+            spec.times = atol(eq);
+        else if (!strcmp(tok, "err"))
+            spec.err = !strcmp(eq, "ENOSPC") ? ERR_ENOSPC : !strcmp(eq, "EINTR") ? ERR_EINTR
+                     : !strcmp(eq, "SHORT")  ? ERR_SHORT  : ERR_EIO;
+    }
+    spec.active = 1;
+}
+
+/* Returns 0 to let the call through, or the fault to inject. */
+static int should_fail(int op)
+{
+    if (!spec.parsed)
+        parse();
+    if (!spec.active || !(spec.ops & op) || (spec.rank >= 0 && spec.rank != fault_rank))
+        return 0;
+    long n = ++spec.seen[op];
+    if (n < spec.nth || (spec.times > 0 && n >= spec.nth + spec.times))
+        return 0;
+    return spec.err;
+}
+
+static ssize_t inject(int f, size_t n)
+{
+    switch (f) {
+    case ERR_ENOSPC: errno = ENOSPC; return -1;
+    case ERR_EINTR: errno = EINTR; return -1;
+    case ERR_SHORT: return (ssize_t)(n > 1 ? n / 2 : 0);
+    default: errno = EIO; return -1;
+    }
+}
+
+ssize_t ferry_fault_pread(int fd, void *buf, size_t n, off_t off)
+{
+    int f = should_fail(OP_READ);
+    if (f == ERR_SHORT && n > 1)
+        return pread(fd, buf, n / 2, off);
+    return f ? inject(f, n) : pread(fd, buf, n, off);
+}
+
+ssize_t ferry_fault_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+    int f = should_fail(OP_WRITE);
+    if (f == ERR_SHORT && n > 1)
+        return pwrite(fd, buf, n / 2, off);
+    return f ? inject(f, n) : pwrite(fd, buf, n, off);
+}
+
+ssize_t ferry_fault_preadv(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+    int f = should_fail(OP_READ);
+    if (f == ERR_SHORT && cnt > 0 && iov[0].iov_len > 1)
+        return pread(fd, iov[0].iov_base, iov[0].iov_len / 2, off);
+    return f ? inject(f, iov[0].iov_len) : preadv(fd, iov, cnt, off);
+}
+
+ssize_t ferry_fault_pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+    int f = should_fail(OP_WRITE);
+    if (f == ERR_SHORT && cnt > 0 && iov[0].iov_len > 1)
+        return pwrite(fd, iov[0].iov_base, iov[0].iov_len / 2, off);
+    return f ? inject(f, iov[0].iov_len) : pwritev(fd, iov, cnt, off);
+}
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * Test-only fault injection at the system-call boundary. With FERRY_FAULTS
+ * compiled in, FERRY_FAULT makes chosen calls fail so tests can prove that
+ * every strategy retries what is retryable and reports what is not.
+ *
+ *   FERRY_FAULT="op=write,rank=1,nth=3,err=EIO[,times=1]"
+ *   op: read | write | any;  rank: world rank or -1 for all;
+ *   nth: the first failing call (1-based, counted per op on that rank);
+ *   err: EIO | ENOSPC | EINTR | SHORT;  times: how many calls fail (default 1,
+ *   0 = every call from nth on).
+ */
+#ifndef FERRY_DRIVER_FAULTS_H
+#define FERRY_DRIVER_FAULTS_H
+
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+void ferry_fault_set_rank(int world_rank);
+
+#ifdef FERRY_FAULTS
+ssize_t ferry_fault_pread(int fd, void *buf, size_t n, off_t off);
+ssize_t ferry_fault_pwrite(int fd, const void *buf, size_t n, off_t off);
+ssize_t ferry_fault_preadv(int fd, const struct iovec *iov, int cnt, off_t off);
+ssize_t ferry_fault_pwritev(int fd, const struct iovec *iov, int cnt, off_t off);
+#else
+#define ferry_fault_pread pread
+#define ferry_fault_pwrite pwrite
+#define ferry_fault_preadv preadv
+#define ferry_fault_pwritev pwritev
+#endif
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * The POSIX driver. Linux moves at most 0x7ffff000 bytes per read/write call,
+ * and any call may be interrupted or come back short, so every transfer loops
+ * until it is whole (or, for reads, hits end of file).
+ */
+#define _GNU_SOURCE
+#include "driver/driver.h"
+#include "driver/faults.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#define FERRY_MAX_IO ((int64_t)0x7ffff000)
+
+static int posix_open(const char *path, int flags, ferry_fd *out)
+{
+    int oflags = O_CLOEXEC;
+    if ((flags & FERRY_OPEN_READ) && (flags & FERRY_OPEN_WRITE))
+        oflags |= O_RDWR;
+    else if (flags & FERRY_OPEN_WRITE)
+        oflags |= O_WRONLY;
+    else
+        oflags |= O_RDONLY;
+    if (flags & FERRY_OPEN_CREATE)
+        oflags |= O_CREAT;
+    if (flags & FERRY_OPEN_EXCL)
+        oflags |= O_EXCL;
+    int fd;
+    do {
+        fd = open(path, oflags, 0666);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return -errno;
+    out->fd = fd;
+    out->drv = ferry_driver_posix();
+    return 0;
+}
+
+static int posix_close(ferry_fd *f)
+{
+    int rc = close(f->fd);
+    f->fd = -1;
+    /* EINTR on close leaves the descriptor closed on Linux: do not retry. */
+    return rc < 0 && errno != EINTR ? -errno : 0;
+}
+
+static int64_t posix_pread(ferry_fd *f, void *buf, int64_t len, int64_t off)
+{
+    int64_t done = 0;
+    while (done < len) {
+        int64_t want = len - done > FERRY_MAX_IO ? FERRY_MAX_IO : len - done;
+        ssize_t n = ferry_fault_pread(f->fd, (char *)buf + done, (size_t)want, off + done);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (n == 0)
+            break;
+        done += n;
+    }
+    return done;
+}
+
+static int64_t posix_pwrite(ferry_fd *f, const void *buf, int64_t len, int64_t off)
+{
+    int64_t done = 0;
+    while (done < len) {
+        int64_t want = len - done > FERRY_MAX_IO ? FERRY_MAX_IO : len - done;
+        ssize_t n = ferry_fault_pwrite(f->fd, (const char *)buf + done, (size_t)want, off + done);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (n == 0)
+            return -EIO; /* a write that moves nothing would loop forever */
+        done += n;
+    }
+    return done;
+}
+
+/* Vector transfers: the kernel may stop anywhere, so after a short call the
+ * iovec list is advanced past what moved and the call repeated. Lists longer
+ * than IOV_MAX, or larger than the single-call limit, are cut. */
+typedef ssize_t (*vec_fn)(int, const struct iovec *, int, off_t);
+
+static int64_t posix_vec(ferry_fd *f, const struct iovec *iov_in, int n, int64_t off,
+                         vec_fn fn, int is_read)
+{
+    int64_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += (int64_t)iov_in[i].iov_len;
+    struct iovec local[64];
+    int64_t done = 0;
+    int idx = 0;          /* first iovec not fully moved */
+    size_t skip = 0;      /* bytes of iov_in[idx] already moved */
+    while (done < total) {
+        int k = 0;
+        int64_t batch = 0;
+        for (int i = idx; i < n && k < 64; i++) {
+            size_t l = iov_in[i].iov_len - (i == idx ? skip : 0);
+            if (l == 0)
+                continue;
+            if (batch + (int64_t)l > FERRY_MAX_IO) {
+                if (k > 0)
+                    break;
+                l = (size_t)FERRY_MAX_IO;
+            }
+            local[k].iov_base = (char *)iov_in[i].iov_base + (i == idx ? skip : 0);
+            local[k].iov_len = l;
+            batch += (int64_t)l;
+            k++;
+        }
+        ssize_t got = fn(f->fd, local, k, off + done);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (got == 0) {
+            if (is_read)
+                break;
+            return -EIO;
+        }
+        done += got;
+        /* advance idx/skip past `got` bytes */
+        size_t adv = (size_t)got;
+        while (adv > 0 && idx < n) {
+            size_t left = iov_in[idx].iov_len - skip;
+            if (adv < left) {
+                skip += adv;
+                adv = 0;
+            } else {
+                adv -= left;
+                idx++;
+                skip = 0;
+            }
+        }
+    }
+    return done;
+}
+
+static int64_t posix_preadv(ferry_fd *f, const struct iovec *iov, int n, int64_t off)
+{
+    return posix_vec(f, iov, n, off, ferry_fault_preadv, 1);
+}
+
+static int64_t posix_pwritev(ferry_fd *f, const struct iovec *iov, int n, int64_t off)
+{
+    return posix_vec(f, iov, n, off, (vec_fn)ferry_fault_pwritev, 0);
+}
+
+static int posix_size(ferry_fd *f, int64_t *size)
+{
+    struct stat st;
+    if (fstat(f->fd, &st) < 0)
+        return -errno;
+    *size = st.st_size;
+    return 0;
+}
+
+static int posix_truncate(ferry_fd *f, int64_t size)
+{
+    int rc;
+    do {
+        rc = ftruncate(f->fd, size);
+    } while (rc < 0 && errno == EINTR);
+    return rc < 0 ? -errno : 0;
+}
+
+static int posix_allocate(ferry_fd *f, int64_t size)
+{
+    int64_t cur;
+    int rc = posix_size(f, &cur);
+    if (rc < 0 || cur >= size)
+        return rc;
+    rc = posix_fallocate(f->fd, 0, size);
+    if (rc == EOPNOTSUPP || rc == EINVAL) {
+        /* no fallocate here (e.g. some tmpfs/NFS): write zeros past the end */
+        static const char zeros[65536];
+        for (int64_t at = cur; at < size;) {
+            int64_t n = size - at < (int64_t)sizeof zeros ? size - at : (int64_t)sizeof zeros;
+            int64_t w = posix_pwrite(f, zeros, n, at);
+            if (w < 0)
+                return (int)w;
+            at += w;
+        }
+        return 0;
+    }
+    return -rc;
+}
+
+static int posix_sync(ferry_fd *f)
+{
+    int rc;
+    do {
+        rc = fsync(f->fd);
+    } while (rc < 0 && errno == EINTR);
+    return rc < 0 ? -errno : 0;
+}
+
+static int posix_lock(ferry_fd *f, int64_t off, int64_t len, int exclusive)
+{
+    struct flock fl = {.l_type = (short)(exclusive ? F_WRLCK : F_RDLCK),
+                       .l_whence = SEEK_SET, .l_start = off, .l_len = len};
+    int rc;
+    do {
+        rc = fcntl(f->fd, F_SETLKW, &fl);
+    } while (rc < 0 && errno == EINTR);
+    /* A read-only descriptor cannot take a write lock, nor a write-only one a
+     * read lock; fall back to the lock the descriptor allows. */
+    if (rc < 0 && errno == EBADF) {
+        fl.l_type = (short)(fl.l_type == F_WRLCK ? F_RDLCK : F_WRLCK);
+        do {
+            rc = fcntl(f->fd, F_SETLKW, &fl);
+        } while (rc < 0 && errno == EINTR);
+    }
+    return rc < 0 ? -errno : 0;
+}
+
+static int posix_unlock(ferry_fd *f, int64_t off, int64_t len)
+{
+    struct flock fl = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = off, .l_len = len};
+    return fcntl(f->fd, F_SETLK, &fl) < 0 ? -errno : 0;
+}
+
+static int posix_remove(const char *path)
+{
+    return unlink(path) < 0 ? -errno : 0;
+}
+
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
+#define FERRY_LUSTRE_MAGIC 0x0BD00BD0
+#define FERRY_GPFS_MAGIC 0x47504653
+#define FERRY_NFS_MAGIC 0x6969
+
+/* The directory holding path, for statfs before a create and for fsync after. */
+static int dir_of(const char *path, char *dir, size_t cap)
+{
+    size_t n = strlen(path);
+    if (n >= cap)
+        return -ENAMETOOLONG;
+    memcpy(dir, path, n + 1);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        strcpy(dir, ".");
+    return 0;
+}
+
+static ferry_fs_type posix_fs_type(const char *path)
+{
+    struct statfs sf;
+    char dir[4096];
+    if (statfs(path, &sf) < 0 &&
+        (dir_of(path, dir, sizeof dir) < 0 || statfs(dir, &sf) < 0))
+        return FERRY_FS_UNKNOWN;
+    switch ((unsigned long)sf.f_type) {
+    case TMPFS_MAGIC: return FERRY_FS_TMPFS;
+    case FERRY_LUSTRE_MAGIC: return FERRY_FS_LUSTRE;
+    case FERRY_GPFS_MAGIC: return FERRY_FS_GPFS;
+    case FERRY_NFS_MAGIC: return FERRY_FS_NFS;
+    default: return FERRY_FS_LOCAL;
+    }
+}
+
+static int posix_sync_dir(const char *path)
+{
+    char dir[4096];
+    int rc0 = dir_of(path, dir, sizeof dir);
+    if (rc0 < 0)
+        return rc0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    int rc = fsync(fd);
+    int err = rc < 0 ? -errno : 0;
+    close(fd);
+    /* some file systems refuse fsync on directories; durability is then theirs */
+    return err == -EINVAL ? 0 : err;
+}
+
+static const ferry_driver posix_driver = {
+    .name = "posix",
+    .open = posix_open,
+    .close = posix_close,
+    .pread = posix_pread,
+    .pwrite = posix_pwrite,
+    .preadv = posix_preadv,
+    .pwritev = posix_pwritev,
+    .size = posix_size,
+    .truncate = posix_truncate,
+    .allocate = posix_allocate,
+    .sync = posix_sync,
+    .lock = posix_lock,
+    .unlock = posix_unlock,
+    .remove = posix_remove,
+    .fs_type = posix_fs_type,
+    .sync_dir = posix_sync_dir,
+};
+
+const ferry_driver *ferry_driver_posix(void)
+{
+    return &posix_driver;
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Differential runner: the same ferry-unaware MPI program runs under each
+# native MPI-IO and under ferry (preloaded). ferry's run must pass its own
+# checks; its REPORT lines and the bytes of every file it wrote must match at
+# least one native run, except where native_deviations.txt says why the
+# native result is wrong.
+#
+#   diffrun.sh --mpiexec CMD --np N --lib LIBFERRY --flavor openmpi|mpich \
+#              --out DIR [--extra "ARGS"] [--env "K=V ..."] -- PROG ARGS...
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+extra="" envs=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --mpiexec) mpiexec=$2; shift 2 ;;
+    --np) np=$2; shift 2 ;;
+    --lib) lib=$2; shift 2 ;;
+    --flavor) flavor=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --extra) extra=$2; shift 2 ;;
+    --env) envs=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "diffrun: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+prog=("$@")
+name=$(basename "${prog[0]}")
+
+if [ "$flavor" = openmpi ]; then
+  variants=(ompio romio ferry)
+else
+  variants=(romio ferry)
+fi
+
+run_variant() { # variant -> writes $out/$v.{out,err}, files under $out/$v
+  local v=$1 dir=$out/$1 args=() small=""
+  rm -rf "$dir"; mkdir -p "$dir"
+  # a 1 MiB tmpfs for real ENOSPC, when we may mount one
+  if mkdir -p "$dir.small" && mount -t tmpfs -o size=1m tmpfs "$dir.small" 2>/dev/null; then
+    small=$dir.small
+  fi
+  case "$flavor:$v" in
+    openmpi:ompio) args=(--mca io ompio) ;;
+    openmpi:romio) args=(--mca io romio321) ;;
+    openmpi:ferry) args=(-x LD_PRELOAD="$lib") ;;
+    mpich:ferry) args=(-genv LD_PRELOAD "$lib") ;;
+  esac
+  # shellcheck disable=SC2086
+  env FERRY_TEST_OUT="$dir" FERRY_TEST_SMALLFS="$small" $envs \
+    timeout $([ "$v" = ferry ] && echo 300 || echo 120) $mpiexec $extra -n "$np" "${args[@]}" "${prog[@]}" >"$dir.out" 2>"$dir.err"
+  local rc=$?
+  if [ -n "$small" ]; then umount "$dir.small"; fi
+  rmdir "$dir.small" 2>/dev/null
+  return $rc
+}
+
+status=0
+for v in "${variants[@]}"; do
+  run_variant "$v"; rc=$?
+  if [ "$v" = ferry ]; then
+    if [ $rc -ne 0 ]; then
+      echo "diffrun: $name failed under ferry (exit $rc)"; cat "$out/ferry.out" "$out/ferry.err" | tail -40
+      exit 1
+    fi
+  elif [ $rc -ne 0 ]; then
+    echo "diffrun: note: $name exits $rc under native $v (native checks failed; compared anyway)"
+    grep -h '^FAIL' "$out/$v.err" | head -5
+  fi
+  grep '^REPORT' "$out/$v.out" | sort > "$out/$v.report"
+done
+
+allowed() { # key -> 0 if the native deviation list excuses it
+  grep -qE "^$name[[:space:]]+$1[[:space:]]" "$here/native_deviations.txt" 2>/dev/null
+}
+
+natives=("${variants[@]:0:${#variants[@]}-1}")
+while IFS= read -r line; do
+  found=0
+  for v in "${natives[@]}"; do
+    grep -qxF -- "$line" "$out/$v.report" && { found=1; break; }
+  done
+  if [ $found -eq 0 ]; then
+    key=$(echo "$line" | awk '{print $3}')
+    if allowed "$key"; then
+      echo "diffrun: known native deviation: $line"
+    else
+      echo "diffrun: MISMATCH: ferry reports '$line'; natives:"
+      for v in "${natives[@]}"; do grep -F " $key " "$out/$v.report" | grep -F "$(echo "$line" | awk '{print $2}')" | sed "s/^/   $v: /"; done
+      status=1
+    fi
+  fi
+done < "$out/ferry.report"
+
+# file bytes
+while IFS= read -r -d '' f; do
+  rel=${f#"$out/ferry/"}
+  same=0
+  for v in "${natives[@]}"; do
+    if [ -f "$out/$v/$rel" ] && cmp -s "$f" "$out/$v/$rel"; then same=1; break; fi
+  done
+  if [ $same -eq 0 ]; then
+    echo "diffrun: MISMATCH: file $rel differs from every native run"
+    for v in "${natives[@]}"; do [ -f "$out/$v/$rel" ] && cmp "$f" "$out/$v/$rel" | sed "s/^/   $v: /"; done
+    status=1
+  fi
+done < <(find "$out/ferry" -type f -print0)
+
+n=$(wc -l < "$out/ferry.report")
+if [ $status -eq 0 ]; then
+  echo "diffrun: $name: $n reports and $(find "$out/ferry" -type f | wc -l) files match native (${natives[*]})"
+fi
+exit $status
