@@ -1,0 +1,110 @@
+/* One switch: every route is node -> switch -> node. The fall-back when a
+ * machine has no model; gateways are ordinary (compute) nodes. */
+#include "topology/model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+  int n;
+} flat_t;
+
+static void flat_destroy(void *p) { free(p); }
+
+static int flat_route(const ferry_topo_machine *m, int a, int b, int *links) {
+  if (a == b) return 0;
+  links[0] = a;
+  links[1] = m->nnodes + b;
+  return 2;
+}
+
+static int flat_distance(const ferry_topo_machine *m, int a, int b) {
+  (void)m;
+  return a == b ? 0 : 2;
+}
+
+static int flat_coords(const ferry_topo_machine *m, int node, int *c) {
+  (void)m;
+  c[0] = node;
+  return 1;
+}
+
+static int flat_node_at(const ferry_topo_machine *m, const int *c) {
+  return (c[0] >= 0 && c[0] < m->nnodes) ? c[0] : -1;
+}
+
+static int flat_dim_size(const ferry_topo_machine *m, int dim) {
+  (void)dim;
+  return m->nnodes;
+}
+
+static int flat_link_ends(const ferry_topo_machine *m, int link, int *from, int *to) {
+  *from = *to = -1;
+  if (link < m->nnodes) *from = link;
+  else *to = link - m->nnodes;
+  return 1;
+}
+
+static void flat_link_name(const ferry_topo_machine *m, int link, char *buf, size_t len) {
+  if (link < m->nnodes) snprintf(buf, len, "n%d->switch", link);
+  else snprintf(buf, len, "switch->n%d", link - m->nnodes);
+}
+
+static const struct ferry_topo_ops flat_ops = {
+    .route = flat_route,
+    .distance = flat_distance,
+    .coords = flat_coords,
+    .node_at = flat_node_at,
+    .dim_size = flat_dim_size,
+    .link_ends = flat_link_ends,
+    .link_name = flat_link_name,
+    .gw_distances = NULL,
+    .destroy = flat_destroy,
+};
+
+int ferry_topo__build_flat(ferry_topo_machine *m, const char *args, char *err, size_t errlen) {
+  ferry_topo_optlist ol;
+  int rc = ferry_topo__parse_opts(args, &ol, err, errlen);
+  if (rc) return rc;
+  flat_t *f = calloc(1, sizeof *f);
+  if (!f) return -ENOMEM;
+  m->impl = f;
+  m->ops = &flat_ops;
+  m->kind = FERRY_TOPO_FLAT;
+  char *end;
+  long n = strtol(ol.pos, &end, 10);
+  if (ol.pos[0] == '\0' || *end || n < 1 || n > (1L << 24)) {
+    ferry_topo__seterr(err, errlen, "flat:%s: want a node count", ol.pos);
+    return -EINVAL;
+  }
+  int ngw;
+  double bw, exitbw, lat;
+  int defgw = n >= 64 ? (int)(n / 64) : 1;
+  if ((rc = ferry_topo__opt_int(&ol, "gw", defgw, 1, (int)n, &ngw, err, errlen))) return rc;
+  if ((rc = ferry_topo__opt_double(&ol, "bw", 10e9, NULL, &bw, err, errlen))) return rc;
+  if ((rc = ferry_topo__opt_double(&ol, "iobw", 10e9, NULL, &exitbw, err, errlen))) return rc;
+  if ((rc = ferry_topo__opt_double(&ol, "lat", 1e-6, NULL, &lat, err, errlen))) return rc;
+  if ((rc = ferry_topo__opts_all_used(&ol, err, errlen))) return rc;
+  f->n = (int)n;
+  m->nnodes = (int)n;
+  m->ndims = 1;
+  m->nnet = 2 * (int)n;
+  m->exit_bw = exitbw;
+  m->hop_latency = lat;
+  m->ngw = ngw;
+  m->gw_node = malloc((size_t)ngw * sizeof *m->gw_node);
+  m->gw_group = malloc((size_t)ngw * sizeof *m->gw_group);
+  if (!m->gw_node || !m->gw_group) return -ENOMEM;
+  /* the last node of each of ngw equal blocks */
+  for (int g = 0; g < ngw; g++) {
+    m->gw_node[g] = (int)(((long)(g + 1) * n) / ngw) - 1;
+    m->gw_group[g] = g;
+  }
+  if ((rc = ferry_topo__alloc_nodes(m))) return rc;
+  if ((rc = ferry_topo__alloc_links(m))) return rc;
+  for (int l = 0; l < m->nnet; l++) m->link_bw[l] = bw;
+  ferry_topo__default_blocks(m);
+  snprintf(m->desc, sizeof m->desc, "flat: %d nodes on one switch, %d gateways", m->nnodes, ngw);
+  return 0;
+}

@@ -1,0 +1,217 @@
+/* ferry topology layer: machine models, static routes, gateway assignment,
+ * aggregator placement and a flow cost model.
+ *
+ * The layer knows nothing of MPI or of files. Its vocabulary:
+ *   node    an endpoint, 0 .. ferry_topo_nodes()-1 (compute or service node);
+ *   link    a directed channel, 0 .. ferry_topo_links()-1, with a bandwidth;
+ *           the last ferry_topo_gateways() ids are the gateways' exit links
+ *           (BG/Q bridge -> I/O node, LNET router -> storage network);
+ *   gateway an index 0 .. ferry_topo_gateways()-1 naming a gateway node.
+ *
+ * A machine is immutable once built, so every function here may be called
+ * from several threads at once on the same machine. Functions returning int
+ * return 0 (or a count) on success and a negative errno value on failure. */
+#ifndef FERRY_TOPOLOGY_H
+#define FERRY_TOPOLOGY_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FERRY_TOPO_MAX_DIMS 8     /* coordinates any model reports */
+#define FERRY_TOPO_MAX_ROUTE 256  /* links in the longest route any model builds */
+
+typedef struct ferry_topo_machine ferry_topo_machine;
+
+typedef enum {
+  FERRY_TOPO_TORUS = 0,   /* n-D torus/mesh, BG/Q presets */
+  FERRY_TOPO_DRAGONFLY,   /* Cray XC / Aries-like */
+  FERRY_TOPO_FATTREE,     /* k-ary, 2 or 3 levels, D-mod-k */
+  FERRY_TOPO_FLAT         /* one switch: the fall-back */
+} ferry_topo_kind;
+
+/* ---- machines ---------------------------------------------------------- */
+
+/* Builds a machine from a spec such as "bgq:512", "bgq:4x4x4x4x2",
+ * "bgq:mira", "torus:8x8x8", "dragonfly:theta", "fattree:k=16,levels=3" or
+ * "flat:64"; options follow commas (docs/topology.md lists them). On failure
+ * *out is NULL and err (if given) holds a one-line reason. */
+int ferry_topo_create(const char *spec, ferry_topo_machine **out, char *err, size_t errlen);
+void ferry_topo_free(ferry_topo_machine *m);
+
+const char *ferry_topo_spec(const ferry_topo_machine *m);     /* as given */
+const char *ferry_topo_describe(const ferry_topo_machine *m); /* one line */
+ferry_topo_kind ferry_topo_kind_of(const ferry_topo_machine *m);
+
+int ferry_topo_nodes(const ferry_topo_machine *m);
+/* Compute nodes are where ranks live; service nodes (LNET routers, fat-tree
+ * I/O gateways) are not. BG/Q bridges are compute nodes. */
+int ferry_topo_compute_nodes(const ferry_topo_machine *m);
+int ferry_topo_compute_node(const ferry_topo_machine *m, int k); /* k-th, ascending */
+int ferry_topo_is_service(const ferry_topo_machine *m, int node);
+/* Block mapping of ranks onto compute nodes (BG/Q ABCDET order): -1 when
+ * the rank falls off the machine. */
+int ferry_topo_rank_node(const ferry_topo_machine *m, long rank, int ranks_per_node);
+
+int ferry_topo_ndims(const ferry_topo_machine *m);
+int ferry_topo_dim_size(const ferry_topo_machine *m, int dim);
+int ferry_topo_coords(const ferry_topo_machine *m, int node, int *coords); /* returns ndims */
+int ferry_topo_node_at(const ferry_topo_machine *m, const int *coords);    /* -1 if none */
+
+int ferry_topo_links(const ferry_topo_machine *m);
+double ferry_topo_link_bandwidth(const ferry_topo_machine *m, int link); /* bytes/s */
+/* Ends of a link as node ids (-1 for a router, switch or storage side).
+ * Returns 1 if the link exists in the machine, 0 for an unused id (mesh
+ * boundaries, unwired ports), negative on a bad id. */
+int ferry_topo_link_ends(const ferry_topo_machine *m, int link, int *from, int *to);
+void ferry_topo_link_name(const ferry_topo_machine *m, int link, char *buf, size_t len);
+double ferry_topo_hop_latency(const ferry_topo_machine *m); /* seconds per link */
+
+/* ---- routes ------------------------------------------------------------ */
+
+/* The deterministic route a -> b as link ids; links[] must have room for
+ * FERRY_TOPO_MAX_ROUTE entries. Returns the number of links (0 when a == b). */
+int ferry_topo_route(const ferry_topo_machine *m, int a, int b, int *links);
+int ferry_topo_distance(const ferry_topo_machine *m, int a, int b); /* == route length */
+/* The tree every static route into dst forms: parent_link[v] is the first
+ * link of route(v, dst) (-1 for dst), depth[v] its length. Either may be NULL. */
+int ferry_topo_route_tree(const ferry_topo_machine *m, int dst, int *parent_link, int *depth);
+
+/* ---- gateways ---------------------------------------------------------- */
+
+int ferry_topo_gateways(const ferry_topo_machine *m);
+int ferry_topo_gateway_node(const ferry_topo_machine *m, int gw);
+int ferry_topo_gateway_of_node(const ferry_topo_machine *m, int node); /* -1 if not one */
+int ferry_topo_gateway_exit_link(const ferry_topo_machine *m, int gw);
+int ferry_topo_gateway_group(const ferry_topo_machine *m, int gw); /* ION / FGR group */
+/* The compute node that hosts the forwarder for a gateway: the gateway
+ * itself when it is a compute node, else its nearest compute node. */
+int ferry_topo_gateway_proxy(const ferry_topo_machine *m, int gw);
+/* The static balanced assignment: the gateway a node uses by default. */
+int ferry_topo_default_gateway(const ferry_topo_machine *m, int node);
+
+/* ---- assignment -------------------------------------------------------- */
+
+typedef enum {
+  FERRY_TOPO_ASSIGN_DEFAULT = 0, /* static balanced (BG/Q: own bridge) */
+  FERRY_TOPO_ASSIGN_ROUTE_AWARE, /* the seed's route- and load-aware greedy */
+  FERRY_TOPO_ASSIGN_REFINED      /* route-aware + max-link-load local search */
+} ferry_topo_assign_algo;
+
+typedef struct {
+  int nnodes;              /* participating nodes; 0 => all compute nodes */
+  const int *nodes;        /* distinct node ids (ignored when nnodes == 0) */
+  const double *node_bytes;/* bytes each participating node sends; NULL => 1 */
+  int mem_cap;             /* max nodes moved onto one gateway; <= 0: none */
+  int slack;               /* refinement: hops allowed beyond the default
+                              distance; < 0 => 2 */
+  long max_moves;          /* refinement move budget; <= 0 => nnodes */
+} ferry_topo_assign_params;
+
+typedef struct {
+  int moved;               /* nodes not on their default gateway at the end */
+  long refine_moves;       /* local-search moves applied */
+  double max_link_time_before; /* refinement: max bytes/bw before and after */
+  double max_link_time_after;
+} ferry_topo_assign_stats;
+
+/* gw_out[i] receives the gateway index of the i-th participating node
+ * (of the i-th compute node when p->nnodes == 0). p and st may be NULL. */
+int ferry_topo_assign(const ferry_topo_machine *m, ferry_topo_assign_algo algo,
+                      const ferry_topo_assign_params *p, int *gw_out,
+                      ferry_topo_assign_stats *st);
+const char *ferry_topo_assign_name(ferry_topo_assign_algo algo);
+int ferry_topo_assign_parse(const char *name, ferry_topo_assign_algo *algo);
+
+/* ---- aggregator placement (two-phase I/O) ------------------------------ */
+
+typedef enum {
+  FERRY_TOPO_AGG_FIRST_RANK = 0, /* ROMIO: first rank of evenly spaced nodes */
+  FERRY_TOPO_AGG_BRIDGE_RING,    /* ROMIO GPFSMPIO_BRIDGERINGAGG */
+  FERRY_TOPO_AGG_TOPOLOGY        /* TAPIOCA cost model */
+} ferry_topo_agg_method;
+
+typedef struct {
+  int node;
+  double bytes;
+} ferry_topo_sender;
+
+typedef struct {
+  int nnodes;           /* candidate nodes in rank order; 0 => compute nodes */
+  const int *nodes;
+  const int *node_gw;   /* gateway each machine node writes through, indexed
+                           by node id; NULL => the default assignment */
+  int ring_hops;        /* bridge ring: first distance used; <= 0 => 1 */
+  double latency;       /* TAPIOCA L, seconds per hop; <= 0 => machine's */
+  double bandwidth;     /* TAPIOCA B, bytes/s; <= 0 => machine's link bw */
+} ferry_topo_agg_params;
+
+/* Domain j's senders are senders[dom_off[j] .. dom_off[j+1]-1]; agg_node[j]
+ * receives the node chosen to aggregate domain j. */
+int ferry_topo_place_aggregators(const ferry_topo_machine *m, ferry_topo_agg_method method,
+                                 int ndomains, const size_t *dom_off,
+                                 const ferry_topo_sender *senders,
+                                 const ferry_topo_agg_params *p, int *agg_node);
+const char *ferry_topo_agg_name(ferry_topo_agg_method method);
+int ferry_topo_agg_parse(const char *name, ferry_topo_agg_method *method);
+
+/* ---- flows and the cost model ------------------------------------------ */
+
+typedef struct {
+  int src, dst;   /* nodes */
+  int gw;         /* gateway whose exit link the flow also crosses, or -1 */
+  double bytes;
+  double msgs;    /* messages; also the flow's weight in fair sharing */
+} ferry_topo_flow;
+
+typedef struct {
+  double hop_latency;  /* seconds per link; <= 0 => machine's */
+  double msg_cost;     /* seconds a receiver spends per message; 0 => off */
+  int fair_share;      /* also run the max-min fair-share estimate */
+  int max_epochs;      /* fair share: rate recomputations; <= 0 => 100000 */
+} ferry_topo_cost_params;
+
+typedef struct {
+  size_t nflows;
+  double total_bytes, total_msgs;
+  double hop_bytes;        /* sum of bytes x network hops (exit link excluded) */
+  double avg_hops;         /* hop_bytes / total_bytes */
+  int max_hops;
+  int nlinks;
+  double *link_bytes;      /* per link, nlinks entries (owned) */
+  int max_link;            /* link with the largest bytes/bandwidth, -1 if idle */
+  double max_link_load;    /* its bytes */
+  int ngw;
+  double *gw_bytes, *gw_msgs;  /* arriving at each gateway (owned) */
+  double max_gw_bytes, max_gw_msgs;
+  int max_gw_bytes_gw, max_gw_msgs_gw;
+  double transit_bytes, transit_msgs; /* routed through a gateway node that
+                                         is not the flow's destination */
+  double t_links;          /* max over links of bytes / bandwidth */
+  double t_latency;        /* longest route x hop latency */
+  double t_msgs;           /* busiest receiver's messages x msg_cost */
+  double t_model;          /* max(t_links, t_msgs) + t_latency: the floor */
+  double t_fair;           /* max-min fair-share completion + t_latency, or -1 */
+  int fair_epochs;         /* rate recomputations the estimate took */
+} ferry_topo_metrics;
+
+int ferry_topo_evaluate(const ferry_topo_machine *m, const ferry_topo_flow *flows, size_t nflows,
+                        const ferry_topo_cost_params *cp, ferry_topo_metrics *out);
+void ferry_topo_metrics_free(ferry_topo_metrics *mt);
+
+/* ---- presets ----------------------------------------------------------- */
+
+typedef struct {
+  const char *spec;
+  const char *note;   /* provenance: verified / assumed */
+} ferry_topo_preset;
+
+/* Returns the number of presets; *list points at a static table. */
+int ferry_topo_presets(const ferry_topo_preset **list);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

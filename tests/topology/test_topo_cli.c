@@ -1,0 +1,214 @@
+/* ferry-topo end to end: compare --json parsed for the issue's keys and
+ * hand-checked values, machines, replay of traces in both layouts, and
+ * exit codes. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "topology/tcheck.h"
+
+#ifndef FERRY_TOPO_EXE
+#error "FERRY_TOPO_EXE must name the ferry-topo binary"
+#endif
+
+/* Runs ferry-topo with args; returns its stdout (malloc'd) and exit code. */
+static char *run(const char *args, int *status) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "%s %s 2>/dev/null", FERRY_TOPO_EXE, args);
+  FILE *p = popen(cmd, "r");
+  if (!p) {
+    *status = -1;
+    return NULL;
+  }
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  size_t r;
+  while ((r = fread(buf + n, 1, cap - n - 1, p)) > 0) {
+    n += r;
+    if (cap - n < 2) buf = realloc(buf, cap *= 2);
+  }
+  buf[n] = '\0';
+  int st = pclose(p);
+  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return buf;
+}
+
+static int parse(const char *args, jv *doc) {
+  int st;
+  char *out = run(args, &st);
+  char err[256];
+  int rc = (st == 0 && out && json_parse(out, strlen(out), doc, err, sizeof err) == 0) ? 0 : -1;
+  if (rc) fprintf(stderr, "  ferry-topo %s: status %d, output:\n%s\n", args, st, out ? out : "(none)");
+  free(out);
+  return rc;
+}
+
+static double num(const jv *o, const char *k) {
+  const jv *v = json_get(o, k);
+  if (!v || v->type != JV_NUM) {
+    fprintf(stderr, "  missing number '%s'\n", k);
+    tc_failures++;
+    return -1;
+  }
+  return v->num;
+}
+
+static const char *str(const jv *o, const char *k) {
+  const jv *v = json_get(o, k);
+  return (v && v->type == JV_STR) ? v->str : "";
+}
+
+static void compare(void) {
+  jv d;
+  CHECK_INT(parse("compare --machine bgq:512 --ppn 16 --bytes-per-rank 1MiB --json", &d), 0);
+  CHECK(strcmp(str(&d, "machine"), "bgq:512") == 0);
+  CHECK_NEAR(num(&d, "nodes"), 512, 0);
+  const jv *res = json_get(&d, "results");
+  CHECK(res && res->type == JV_ARR && res->n == 6);
+  static const char *names[] = {"default", "route-aware", "refined", "collective-default", "collective-bridge-ring",
+                                "collective-topology"};
+  static const char *keys[] = {"avg_hops", "max_hops", "max_link_load", "hop_bytes", "max_gateway_msgs",
+                               "max_gateway_bytes", "modelled_time_s"};
+  for (size_t i = 0; res && i < res->n && i < 6; i++) {
+    const jv *r = &res->items[i];
+    CHECK(strcmp(str(r, "assignment"), names[i]) == 0);
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) CHECK(num(r, keys[k]) >= 0);
+    CHECK(num(r, "fair_share_time_s") >= num(r, "modelled_time_s") * (1 - 1e-9));
+  }
+  if (res && res->n == 6) {
+    /* default: 64 nodes of 16 ranks x 1 MiB per bridge; tile 2x2x2x4x2 with
+     * the bridge at (0,1,0,1,0): mean distance .5+.5+.5+1+.5 = 3, max 6;
+     * the exit link is the bottleneck: 1 GiB / 2 GB/s + 6 x 40 ns */
+    const jv *r = &res->items[0];
+    CHECK_NEAR(num(r, "avg_hops"), 3.0, 1e-9);
+    CHECK_NEAR(num(r, "max_hops"), 6, 0);
+    CHECK_NEAR(num(r, "max_gateway_msgs"), 1024, 0);
+    CHECK_NEAR(num(r, "max_gateway_bytes"), 1073741824.0, 0);
+    CHECK_NEAR(num(r, "max_link_load"), 1073741824.0, 0);
+    CHECK_NEAR(num(r, "hop_bytes"), 512 * 16 * 1048576.0 * 3, 0);
+    CHECK_NEAR(num(r, "modelled_time_s"), 1073741824.0 / 2e9 + 6 * 40e-9, 1e-12);
+    /* every row writes the same bytes; the refinement is never worse than
+     * route-aware on the bottleneck */
+    CHECK(num(&res->items[2], "max_link_load") <= num(&res->items[1], "max_link_load"));
+    /* collective rows: 64 aggregators write 128 MiB each in 16 MiB pieces */
+    CHECK_NEAR(num(&res->items[3], "max_gateway_msgs"), 8 * 8, 0);
+  }
+  json_free(&d);
+
+  CHECK_INT(parse("compare --machine bgq:512 --ppn 16 --bytes-per-rank 256KiB --coalesce --json", &d), 0);
+  res = json_get(&d, "results");
+  if (res && res->n == 6) {
+    CHECK_NEAR(num(&res->items[0], "max_gateway_msgs"), 64, 0);
+    CHECK_NEAR(num(&res->items[0], "max_gateway_bytes"), 64 * 16 * 262144.0, 0);
+  }
+  CHECK(json_get(&d, "coalesce") && json_get(&d, "coalesce")->type == JV_BOOL && json_get(&d, "coalesce")->num == 1);
+  json_free(&d);
+
+  CHECK_INT(parse("compare --machine dragonfly:theta --ppn 4 --bytes-per-rank 1MiB --json --no-fair-share", &d), 0);
+  res = json_get(&d, "results");
+  CHECK(res && res->n == 6);
+  CHECK_NEAR(num(&d, "nodes"), 3426, 0);
+  json_free(&d);
+}
+
+static void machines(void) {
+  jv d;
+  CHECK_INT(parse("machines --json", &d), 0);
+  const jv *ms = json_get(&d, "machines");
+  int found = 0;
+  for (size_t i = 0; ms && i < ms->n; i++)
+    if (strcmp(str(&ms->items[i], "spec"), "bgq:mira") == 0) {
+      found = 1;
+      CHECK_NEAR(num(&ms->items[i], "nodes"), 49152, 0);
+      CHECK_NEAR(num(&ms->items[i], "gateways"), 768, 0);
+    }
+  CHECK(found);
+  json_free(&d);
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    perror(path);
+    exit(2);
+  }
+  fputs(text, f);
+  fclose(f);
+}
+
+static void replay(void) {
+  const char *tmp = getenv("FERRY_TEST_TMP");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  char one[512], lines[512], args[1400];
+  snprintf(one, sizeof one, "%s/topo_trace_%d.json", tmp, (int)getpid());
+  snprintf(lines, sizeof lines, "%s/topo_trace_%d.jsonl", tmp, (int)getpid());
+  /* bgq:32 (2x2x2x2x2), 16 ranks per node: ranks 0-15 on node 0, 16-31 on
+   * node 1, one E+ hop apart. The single bridge is node (0,1,0,1,0) = 10,
+   * two hops from node 0. */
+  write_file(one,
+             "{\"ranks\":32,\"ranks_per_node\":16,\"messages\":[{\"src\":0,\"dst\":16,\"bytes\":100},"
+             "{\"src\":1,\"dst\":17,\"bytes\":50,\"tag\":7}],\"writes\":[{\"rank\":0,\"bytes\":1000}]}\n");
+  write_file(lines,
+             "{\"ranks\":32,\"ranks_per_node\":16,\"messages\":[{\"src\":0,\"dst\":16,\"bytes\":100}]}\n"
+             "{\"ranks\":32,\"ranks_per_node\":16,\"messages\":[{\"src\":1,\"dst\":17,\"bytes\":50}],"
+             "\"writes\":[{\"rank\":0,\"bytes\":1000}]}\n");
+  const char *files[] = {one, lines};
+  for (int i = 0; i < 2; i++) {
+    jv d;
+    snprintf(args, sizeof args, "replay %s --machine bgq:32 --json", files[i]);
+    CHECK_INT(parse(args, &d), 0);
+    CHECK_NEAR(num(&d, "messages"), 2, 0);
+    CHECK_NEAR(num(&d, "writes"), 1, 0);
+    CHECK_NEAR(num(&d, "node_pairs"), 1, 0);
+    CHECK_NEAR(num(&d, "ranks_per_node"), 16, 0);
+    const jv *res = json_get(&d, "results");
+    CHECK(res && res->n == 1);
+    if (res && res->n == 1) {
+      const jv *r = &res->items[0];
+      CHECK_NEAR(num(r, "hop_bytes"), 150 * 1 + 1000 * 2, 0);
+      CHECK_NEAR(num(r, "max_hops"), 2, 0);
+      CHECK_NEAR(num(r, "max_gateway_bytes"), 1000, 0);
+      CHECK_NEAR(num(r, "max_gateway_msgs"), 1, 0);
+      CHECK_NEAR(num(r, "max_link_load"), 1000, 0);
+      CHECK_NEAR(num(r, "avg_hops"), 2150.0 / 1150.0, 1e-6);
+    }
+    json_free(&d);
+  }
+  /* too many ranks for the machine, a broken trace */
+  int st;
+  snprintf(args, sizeof args, "replay %s --machine flat:8 --ppn 1", one);
+  free(run(args, &st));
+  CHECK_INT(st, 1);
+  write_file(lines, "{\"ranks\":2,\"messages\":[{\"src\":0,\"dst\":5,\"bytes\":1}]}\n");
+  snprintf(args, sizeof args, "replay %s --machine bgq:32", lines);
+  free(run(args, &st));
+  CHECK_INT(st, 1);
+  remove(one);
+  remove(lines);
+}
+
+static void errors(void) {
+  int st;
+  free(run("frobnicate", &st));
+  CHECK_INT(st, 2);
+  free(run("compare --machine bgq:500", &st));
+  CHECK_INT(st, 1);
+  free(run("compare --bytes-per-rank lots", &st));
+  CHECK_INT(st, 2);
+  char *out = run("compare --machine bgq:128 --ppn 4", &st);
+  CHECK_INT(st, 0);
+  CHECK(out && strstr(out, "modelled_time_s") && strstr(out, "collective-topology"));
+  free(out);
+}
+
+int main(void) {
+  compare();
+  machines();
+  replay();
+  errors();
+  return tc_done("test_topo_cli");
+}

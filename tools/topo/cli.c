@@ -1,0 +1,128 @@
+/* Option parsing for ferry-topo. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void opts_defaults(topo_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->machine = "bgq:512";
+  o->ppn = 16;
+  o->bytes_per_rank = 1048576.0;
+  o->cb_buffer = 16777216.0;     /* ROMIO's cb_buffer_size default */
+  o->gw_mem = 1073741824.0;      /* heap a BG/Q rank has at 16 ranks/node */
+  o->mem_cap = -1;
+  o->slack = 2;
+  o->fair_share = 1;
+}
+
+int parse_size(const char *s, double *out) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || !(v >= 0)) return -1;
+  double mul = 1;
+  if (*end) {
+    static const struct {
+      const char *suf;
+      double mul;
+    } tab[] = {{"B", 1},       {"K", 1024.0},     {"KiB", 1024.0},  {"KB", 1e3},
+               {"M", 1048576.0}, {"MiB", 1048576.0}, {"MB", 1e6},      {"G", 1073741824.0},
+               {"GiB", 1073741824.0}, {"GB", 1e9}, {"T", 1099511627776.0}, {"TiB", 1099511627776.0}};
+    int found = 0;
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+      if (strcasecmp(end, tab[i].suf) == 0) {
+        mul = tab[i].mul;
+        found = 1;
+        break;
+      }
+    if (!found) return -1;
+  }
+  *out = v * mul;
+  return 0;
+}
+
+void format_size(double b, char *buf, size_t len) {
+  static const char *suf[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int k = 0;
+  double v = b;
+  while (k < 4 && v >= 1024 && v / 1024 == (double)(long long)(v / 1024)) v /= 1024, k++;
+  if (k == 0) snprintf(buf, len, "%.0f", b);
+  else snprintf(buf, len, "%.0f%s", v, suf[k]);
+}
+
+static int want_int(const char *v, int lo, int *out) {
+  char *e;
+  long x = strtol(v, &e, 10);
+  if (*v == '\0' || *e || x < lo || x > 1000000000L) return -1;
+  *out = (int)x;
+  return 0;
+}
+
+int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t errlen) {
+  for (int i = first; i < argc; i++) {
+    const char *a = argv[i];
+    if (strncmp(a, "--", 2) != 0) {
+      if (o->npositional == 4) {
+        snprintf(err, errlen, "too many arguments at '%s'", a);
+        return -1;
+      }
+      o->positional[o->npositional++] = a;
+      continue;
+    }
+    char key[64];
+    const char *val = NULL;
+    const char *eq = strchr(a, '=');
+    size_t kl = eq ? (size_t)(eq - a) : strlen(a);
+    if (kl >= sizeof key) {
+      snprintf(err, errlen, "bad option '%s'", a);
+      return -1;
+    }
+    memcpy(key, a, kl);
+    key[kl] = '\0';
+    if (eq) val = eq + 1;
+    /* flags */
+    if (!strcmp(key, "--coalesce")) { o->coalesce = 1; continue; }
+    if (!strcmp(key, "--json")) { o->json = 1; continue; }
+    if (!strcmp(key, "--markdown")) { o->markdown = 1; continue; }
+    if (!strcmp(key, "--detail")) { o->detail = 1; continue; }
+    if (!strcmp(key, "--no-fair-share")) { o->fair_share = 0; continue; }
+    if (!val) {
+      if (i + 1 >= argc) {
+        snprintf(err, errlen, "option %s needs a value", key);
+        return -1;
+      }
+      val = argv[++i];
+    }
+    int bad = 0;
+    if (!strcmp(key, "--machine")) o->machine = val;
+    else if (!strcmp(key, "--ppn")) bad = want_int(val, 1, &o->ppn), o->ppn_given = 1;
+    else if (!strcmp(key, "--bytes-per-rank")) bad = parse_size(val, &o->bytes_per_rank) || o->bytes_per_rank <= 0;
+    else if (!strcmp(key, "--aggregators")) bad = want_int(val, 1, &o->naggs);
+    else if (!strcmp(key, "--cb-buffer")) bad = parse_size(val, &o->cb_buffer) || o->cb_buffer <= 0;
+    else if (!strcmp(key, "--gateway-mem")) bad = parse_size(val, &o->gw_mem) || o->gw_mem <= 0;
+    else if (!strcmp(key, "--mem-cap")) bad = want_int(val, 0, &o->mem_cap);
+    else if (!strcmp(key, "--slack")) bad = want_int(val, 0, &o->slack);
+    else if (!strcmp(key, "--msg-cost")) {
+      char *e;
+      o->msg_cost = strtod(val, &e);
+      bad = *e || o->msg_cost < 0;
+    } else if (!strcmp(key, "--top-links")) bad = want_int(val, 0, &o->top_links);
+    else if (!strcmp(key, "--out")) o->out = val;
+    else if (!strcmp(key, "--plane")) o->plane = val;
+    else if (!strcmp(key, "--at")) o->at = val;
+    else if (!strcmp(key, "--script")) o->script = val;
+    else if (!strcmp(key, "--assign")) o->assign = val;
+    else if (!strcmp(key, "--links-csv")) o->links_csv = val;
+    else {
+      snprintf(err, errlen, "unknown option %s", key);
+      return -1;
+    }
+    if (bad) {
+      snprintf(err, errlen, "bad value for %s: '%s'", key, val);
+      return -1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,42 @@
+/* Command-line options shared by ferry-topo's subcommands. */
+#ifndef FERRY_TOPO_CLI_H
+#define FERRY_TOPO_CLI_H
+
+#include <stddef.h>
+
+typedef struct {
+  const char *machine;
+  int ppn;
+  int ppn_given;
+  double bytes_per_rank;
+  int coalesce;
+  int json;
+  int markdown;
+  int detail;
+  int naggs;          /* 0 => 8 per gateway */
+  double cb_buffer;   /* two-phase buffer: phase-2 write size */
+  double gw_mem;      /* forwarder memory for the seed's cap */
+  int mem_cap;        /* < 0 => derived from gw_mem as the seed does */
+  int slack;
+  double msg_cost;
+  int fair_share;
+  int top_links;
+  const char *out;
+  const char *plane;
+  const char *at;
+  const char *script;
+  const char *assign;
+  const char *links_csv;
+  const char *positional[4];
+  int npositional;
+} topo_opts;
+
+void opts_defaults(topo_opts *o);
+/* Parses argv[first..]; accepts --key value and --key=value. */
+int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t errlen);
+/* "1MiB", "256KiB", "4M", "1e6", "512"; binary K/M/G, decimal KB/MB/GB. */
+int parse_size(const char *s, double *out);
+/* 1048576 -> "1MiB" when exact, else bytes. */
+void format_size(double bytes, char *buf, size_t len);
+
+#endif

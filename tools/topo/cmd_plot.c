@@ -1,0 +1,237 @@
+/* ferry-topo plot: writes the data behind three figures (a torus plane's
+ * link loads, a link-load histogram, gateway loads) for default,
+ * route-aware and refined assignment, then hands it to
+ * ferry_topo_plot.py, which draws the PNGs. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "output.h"
+
+#ifndef FERRY_TOPO_PLOT_SRC
+#define FERRY_TOPO_PLOT_SRC "ferry_topo_plot.py"
+#endif
+
+static int dim_of(char c, int nd) {
+  if (c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
+  int d = c - 'A';
+  return (d >= 0 && d < nd) ? d : -1;
+}
+
+typedef struct {
+  int on, x, y, nd;
+  int fixed[FERRY_TOPO_MAX_DIMS];
+} plane_t;
+
+static int choose_plane(const ferry_topo_machine *m, const topo_opts *o, plane_t *p) {
+  memset(p, 0, sizeof *p);
+  if (ferry_topo_kind_of(m) != FERRY_TOPO_TORUS || ferry_topo_ndims(m) < 2) return 0;
+  int nd = p->nd = ferry_topo_ndims(m);
+  p->on = 1;
+  if (o->plane) {
+    if (strlen(o->plane) != 3 || o->plane[1] != ',' || (p->x = dim_of(o->plane[0], nd)) < 0 ||
+        (p->y = dim_of(o->plane[2], nd)) < 0 || p->x == p->y) {
+      fprintf(stderr, "ferry-topo plot: --plane wants two dimension letters, e.g. C,D\n");
+      return -1;
+    }
+  } else {
+    /* the two largest dimensions, later ones on ties */
+    p->x = p->y = -1;
+    for (int i = 0; i < nd; i++)
+      if (p->x < 0 || ferry_topo_dim_size(m, i) >= ferry_topo_dim_size(m, p->x)) p->x = i;
+    for (int i = 0; i < nd; i++)
+      if (i != p->x && (p->y < 0 || ferry_topo_dim_size(m, i) >= ferry_topo_dim_size(m, p->y))) p->y = i;
+  }
+  if (o->at) {
+    const char *s = o->at;
+    for (int i = 0; i < nd; i++) {
+      char *e;
+      long v = strtol(s, &e, 10);
+      if (e == s || v < 0 || v >= ferry_topo_dim_size(m, i) || (i < nd - 1 && *e != ',')) {
+        fprintf(stderr, "ferry-topo plot: --at wants %d coordinates joined by ','\n", nd);
+        return -1;
+      }
+      p->fixed[i] = (int)v;
+      s = e + 1;
+    }
+  } else {
+    /* through gateway 0, so the plane shows a bridge and its tree */
+    ferry_topo_coords(m, ferry_topo_gateway_node(m, 0), p->fixed);
+  }
+  return 0;
+}
+
+static int in_plane(const plane_t *p, const int *c) {
+  for (int i = 0; i < p->nd; i++)
+    if (i != p->x && i != p->y && c[i] != p->fixed[i]) return 0;
+  return 1;
+}
+
+static void write_assignment(FILE *f, const ferry_topo_machine *m, const plane_t *p, const scen_row *r,
+                             const ferry_topo_metrics *mt) {
+  fprintf(f, "{\"name\":");
+  out_json_string(f, r->name);
+  fprintf(f, ",\"max_link_load\":%.0f,\"modelled_time_s\":%.9g,\"avg_hops\":%.6f,\"max_link\":", r->max_link_load,
+          r->t_model, r->avg_hops);
+  out_json_string(f, r->max_link);
+  int nnet = ferry_topo_links(m) - ferry_topo_gateways(m);
+  fprintf(f, ",\"plane_links\":[");
+  int first = 1;
+  if (p->on) {
+    int cf[FERRY_TOPO_MAX_DIMS], ct[FERRY_TOPO_MAX_DIMS];
+    for (int l = 0; l < nnet; l++) {
+      int a, b;
+      if (ferry_topo_link_ends(m, l, &a, &b) <= 0 || a < 0 || b < 0) continue;
+      ferry_topo_coords(m, a, cf);
+      ferry_topo_coords(m, b, ct);
+      if (!in_plane(p, cf) || !in_plane(p, ct)) continue;
+      fprintf(f, "%s[%d,%d,%d,%d,%.0f]", first ? "" : ",", cf[p->x], cf[p->y], ct[p->x], ct[p->y],
+              mt->link_bytes[l]);
+      first = 0;
+    }
+  }
+  fprintf(f, "],\"link_loads\":[");
+  first = 1;
+  for (int l = 0; l < nnet; l++)
+    if (mt->link_bytes[l] > 0) {
+      fprintf(f, "%s%.0f", first ? "" : ",", mt->link_bytes[l]);
+      first = 0;
+    }
+  fprintf(f, "],\"gateway_bytes\":[");
+  for (int g = 0; g < mt->ngw; g++) fprintf(f, "%s%.0f", g ? "," : "", mt->gw_bytes[g]);
+  fprintf(f, "],\"gateway_msgs\":[");
+  for (int g = 0; g < mt->ngw; g++) fprintf(f, "%s%.0f", g ? "," : "", mt->gw_msgs[g]);
+  fprintf(f, "]}");
+}
+
+static const char *find_script(const topo_opts *o, char *buf, size_t len) {
+  if (o->script) return o->script;
+  const char *env = getenv("FERRY_TOPO_PLOT_SCRIPT");
+  if (env && *env) return env;
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+      *slash = '\0';
+      static const char rel[] = "/../share/ferry/ferry_topo_plot.py";
+      size_t el = strlen(exe);
+      if (el + sizeof rel <= len) {
+        memcpy(buf, exe, el);
+        memcpy(buf + el, rel, sizeof rel);
+        if (access(buf, R_OK) == 0) return buf;
+      }
+    }
+  }
+  return FERRY_TOPO_PLOT_SRC;
+}
+
+static int run_python(const char *script, const char *data, const char *dir) {
+  const char *py = getenv("FERRY_PYTHON");
+  if (!py || !*py) py = "python3";
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    execlp(py, py, script, data, dir, (char *)NULL);
+    fprintf(stderr, "ferry-topo plot: cannot run %s: %s\n", py, strerror(errno));
+    _exit(127);
+  }
+  int st;
+  if (waitpid(pid, &st, 0) < 0) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int cmd_plot(int argc, char **argv) {
+  topo_opts o;
+  int rc = cmd_opts(argc, argv, &o);
+  if (rc) return rc;
+  ferry_topo_machine *m = cmd_machine(&o);
+  if (!m) return 1;
+  plane_t p;
+  if (choose_plane(m, &o, &p)) {
+    ferry_topo_free(m);
+    return 2;
+  }
+  const char *dir = o.out ? o.out : "ferry-topo-plots";
+  if (mkdir(dir, 0777) && errno != EEXIST) {
+    fprintf(stderr, "ferry-topo plot: cannot create %s: %s\n", dir, strerror(errno));
+    ferry_topo_free(m);
+    return 1;
+  }
+  scen_cfg c;
+  cmd_scen_cfg(&o, m, &c);
+  c.cost.fair_share = 0;
+  char data[PATH_MAX];
+  snprintf(data, sizeof data, "%s/plotdata.json", dir);
+  FILE *f = fopen(data, "w");
+  if (!f) {
+    fprintf(stderr, "ferry-topo plot: cannot write %s\n", data);
+    ferry_topo_free(m);
+    return 1;
+  }
+  char bpr[32];
+  format_size(o.bytes_per_rank, bpr, sizeof bpr);
+  fprintf(f, "{\"machine\":");
+  out_json_string(f, ferry_topo_spec(m));
+  fprintf(f, ",\"description\":");
+  out_json_string(f, ferry_topo_describe(m));
+  fprintf(f, ",\"ppn\":%d,\"bytes_per_rank\":%.0f,\"bytes_per_rank_text\":\"%s\",\"coalesce\":%s,\"plane\":", o.ppn,
+          o.bytes_per_rank, bpr, o.coalesce ? "true" : "false");
+  if (p.on) {
+    static const char L[] = "ABCDEFGH";
+    fprintf(f, "{\"x_dim\":\"%c\",\"y_dim\":\"%c\",\"x_size\":%d,\"y_size\":%d,\"fixed\":[", L[p.x], L[p.y],
+            ferry_topo_dim_size(m, p.x), ferry_topo_dim_size(m, p.y));
+    for (int i = 0; i < p.nd; i++) fprintf(f, "%s%d", i ? "," : "", p.fixed[i]);
+    fprintf(f, "],\"gateways\":[");
+    int first = 1, cc[FERRY_TOPO_MAX_DIMS];
+    for (int g = 0; g < ferry_topo_gateways(m); g++) {
+      ferry_topo_coords(m, ferry_topo_gateway_node(m, g), cc);
+      if (!in_plane(&p, cc)) continue;
+      fprintf(f, "%s[%d,%d]", first ? "" : ",", cc[p.x], cc[p.y]);
+      first = 0;
+    }
+    fprintf(f, "]}");
+  } else {
+    fprintf(f, "null");
+  }
+  fprintf(f, ",\"assignments\":[");
+  static const ferry_topo_assign_algo algos[] = {FERRY_TOPO_ASSIGN_DEFAULT, FERRY_TOPO_ASSIGN_ROUTE_AWARE,
+                                                 FERRY_TOPO_ASSIGN_REFINED};
+  for (int i = 0; i < 3; i++) {
+    scen_row r;
+    ferry_topo_metrics mt;
+    if ((rc = scen_independent(&c, algos[i], &r, NULL, &mt))) {
+      fprintf(stderr, "ferry-topo plot: costing failed (%d)\n", rc);
+      fclose(f);
+      ferry_topo_free(m);
+      return 1;
+    }
+    if (i) fputc(',', f);
+    write_assignment(f, m, &p, &r, &mt);
+    ferry_topo_metrics_free(&mt);
+  }
+  fprintf(f, "]}\n");
+  if (fclose(f)) {
+    fprintf(stderr, "ferry-topo plot: cannot write %s\n", data);
+    ferry_topo_free(m);
+    return 1;
+  }
+  ferry_topo_free(m);
+  char sbuf[PATH_MAX];
+  const char *script = find_script(&o, sbuf, sizeof sbuf);
+  rc = run_python(script, data, dir);
+  if (rc != 0) {
+    fprintf(stderr, "ferry-topo plot: %s failed (status %d); the data is in %s\n", script, rc, data);
+    return 1;
+  }
+  return 0;
+}

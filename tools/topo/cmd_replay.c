@@ -1,0 +1,172 @@
+/* ferry-topo replay: cost the sends (and writes) a run recorded with
+ * FERRY_TRACE on a machine model, ranks mapped onto nodes in blocks. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "output.h"
+#include "trace.h"
+
+typedef struct {
+  long long key;
+  size_t flow;
+} slot_t;
+
+/* Messages between the same two nodes share a route: merge them. */
+static int merge_messages(const ferry_topo_machine *m, const trace_t *tr, int ppn, ferry_topo_flow **out,
+                          size_t *nout) {
+  size_t cap = 16;
+  while (cap < 2 * tr->nmsgs + 16) cap *= 2;
+  slot_t *tab = malloc(cap * sizeof *tab);
+  ferry_topo_flow *fl = malloc((tr->nmsgs ? tr->nmsgs : 1) * sizeof *fl);
+  if (!tab || !fl) {
+    free(tab);
+    free(fl);
+    return -ENOMEM;
+  }
+  for (size_t i = 0; i < cap; i++) tab[i].key = -1;
+  long long N = ferry_topo_nodes(m);
+  size_t nf = 0;
+  for (size_t i = 0; i < tr->nmsgs; i++) {
+    int a = ferry_topo_rank_node(m, tr->msgs[i].src, ppn), b = ferry_topo_rank_node(m, tr->msgs[i].dst, ppn);
+    long long key = a * N + b;
+    size_t h = (size_t)(key * 0x9E3779B97F4A7C15ULL) & (cap - 1);
+    while (tab[h].key != -1 && tab[h].key != key) h = (h + 1) & (cap - 1);
+    if (tab[h].key == -1) {
+      tab[h].key = key;
+      tab[h].flow = nf;
+      fl[nf++] = (ferry_topo_flow){a, b, -1, 0, 0};
+    }
+    fl[tab[h].flow].bytes += tr->msgs[i].bytes;
+    fl[tab[h].flow].msgs += 1;
+  }
+  free(tab);
+  *out = fl;
+  *nout = nf;
+  return 0;
+}
+
+int cmd_replay(int argc, char **argv) {
+  topo_opts o;
+  int rc = cmd_opts(argc, argv, &o);
+  if (rc) return rc;
+  if (o.npositional != 1) {
+    fprintf(stderr, "ferry-topo replay: give one trace file (RUN.json)\n");
+    return 2;
+  }
+  ferry_topo_assign_algo algo = FERRY_TOPO_ASSIGN_DEFAULT;
+  if (o.assign && ferry_topo_assign_parse(o.assign, &algo)) {
+    fprintf(stderr, "ferry-topo replay: --assign %s: want default, route-aware or refined\n", o.assign);
+    return 2;
+  }
+  trace_t tr;
+  char err[256];
+  if (trace_read_file(o.positional[0], &tr, err, sizeof err)) {
+    fprintf(stderr, "ferry-topo replay: %s\n", err);
+    return 1;
+  }
+  int ppn = (tr.ranks_per_node && !o.ppn_given) ? tr.ranks_per_node : o.ppn;
+  ferry_topo_machine *m = cmd_machine(&o);
+  if (!m) {
+    trace_free(&tr);
+    return 1;
+  }
+  int status = 1;
+  ferry_topo_flow *fl = NULL;
+  int *wnode = NULL, *nodes = NULL, *gw = NULL;
+  double *wbytes = NULL, *wmsgs = NULL;
+  ferry_topo_metrics mt;
+  memset(&mt, 0, sizeof mt);
+  if ((long long)ferry_topo_compute_nodes(m) * ppn < tr.ranks) {
+    fprintf(stderr, "ferry-topo replay: %ld ranks at %d per node need %ld nodes; %s has %d\n", tr.ranks, ppn,
+            (tr.ranks + ppn - 1) / ppn, ferry_topo_spec(m), ferry_topo_compute_nodes(m));
+    goto out;
+  }
+  size_t nf;
+  if (merge_messages(m, &tr, ppn, &fl, &nf)) goto nomem;
+  /* writes: bytes per node, each node through its assigned gateway */
+  int N = ferry_topo_nodes(m);
+  wnode = malloc((size_t)N * sizeof *wnode);
+  wbytes = calloc((size_t)N, sizeof *wbytes);
+  wmsgs = calloc((size_t)N, sizeof *wmsgs);
+  if (!wnode || !wbytes || !wmsgs) goto nomem;
+  for (int v = 0; v < N; v++) wnode[v] = -1;
+  int nw = 0;
+  nodes = malloc((size_t)N * sizeof *nodes);
+  if (!nodes) goto nomem;
+  for (size_t i = 0; i < tr.nwrites; i++) {
+    int v = ferry_topo_rank_node(m, tr.writes[i].rank, ppn);
+    if (wnode[v] < 0) {
+      wnode[v] = nw;
+      nodes[nw++] = v;
+    }
+    wbytes[wnode[v]] += tr.writes[i].bytes;
+    wmsgs[wnode[v]] += 1;
+  }
+  if (nw) {
+    gw = malloc((size_t)nw * sizeof *gw);
+    ferry_topo_flow *nfl = realloc(fl, (nf + (size_t)nw) * sizeof *nfl);
+    if (!gw || !nfl) goto nomem;
+    fl = nfl;
+    ferry_topo_assign_params ap = {0};
+    ap.nnodes = nw;
+    ap.nodes = nodes;
+    ap.node_bytes = wbytes;
+    ap.slack = o.slack;
+    ap.mem_cap = o.mem_cap > 0 ? o.mem_cap : 0;
+    if ((rc = ferry_topo_assign(m, algo, &ap, gw, NULL))) {
+      fprintf(stderr, "ferry-topo replay: assignment failed (%d)\n", rc);
+      goto out;
+    }
+    for (int i = 0; i < nw; i++)
+      fl[nf++] = (ferry_topo_flow){nodes[i], ferry_topo_gateway_node(m, gw[i]), gw[i], wbytes[i], wmsgs[i]};
+  }
+  scen_cfg c;
+  cmd_scen_cfg(&o, m, &c);
+  if ((rc = ferry_topo_evaluate(m, fl, nf, &c.cost, &mt))) {
+    fprintf(stderr, "ferry-topo replay: evaluation failed (%d)\n", rc);
+    goto out;
+  }
+  scen_row row;
+  memset(&row, 0, sizeof row);
+  snprintf(row.name, sizeof row.name, "replay%s%s", nw ? "-" : "", nw ? ferry_topo_assign_name(algo) : "");
+  scen_row_from_metrics(m, &mt, &row);
+  if (o.json) {
+    printf("{\"machine\":");
+    out_json_string(stdout, ferry_topo_spec(m));
+    printf(",\"nodes\":%d,\"trace\":", ferry_topo_compute_nodes(m));
+    out_json_string(stdout, o.positional[0]);
+    printf(",\"ranks\":%ld,\"ranks_per_node\":%d,\"messages\":%zu,\"writes\":%zu,\"node_pairs\":%zu,"
+           "\"total_bytes\":%.0f,",
+           tr.ranks, ppn, tr.nmsgs, tr.nwrites, nf - (size_t)nw, mt.total_bytes);
+    out_json_results(stdout, &row, 1, o.detail);
+    printf("}\n");
+  } else {
+    printf("# %s\n# trace %s: %ld ranks, %d per node, %zu messages (%zu node pairs), %zu writes, %.0f bytes\n",
+           ferry_topo_describe(m), o.positional[0], tr.ranks, ppn, tr.nmsgs, nf - (size_t)nw, tr.nwrites,
+           mt.total_bytes);
+    out_table(stdout, &row, 1, o.detail);
+    if (o.top_links > 0) out_top_links(stdout, m, &mt, o.top_links);
+  }
+  if (o.links_csv && out_links_csv(o.links_csv, m, &mt)) {
+    fprintf(stderr, "ferry-topo replay: cannot write %s\n", o.links_csv);
+    goto out;
+  }
+  status = 0;
+  goto out;
+nomem:
+  fprintf(stderr, "ferry-topo replay: out of memory\n");
+out:
+  ferry_topo_metrics_free(&mt);
+  free(fl);
+  free(wnode);
+  free(wbytes);
+  free(wmsgs);
+  free(nodes);
+  free(gw);
+  trace_free(&tr);
+  ferry_topo_free(m);
+  return status;
+}

@@ -1,0 +1,39 @@
+/* ferry-topo: cost I/O patterns and gateway assignments on machine models,
+ * replay recorded runs at scale, and plot link loads. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static void usage(FILE *o) {
+  fprintf(o,
+          "usage: ferry-topo <command> [options]\n"
+          "  machines [--json]                 list machine presets, sizes and gateways\n"
+          "  compare --machine SPEC [--ppn N] [--bytes-per-rank SIZE] [--coalesce] [--json|--markdown]\n"
+          "          [--aggregators N] [--cb-buffer SIZE] [--gateway-mem SIZE] [--mem-cap N]\n"
+          "          [--slack N] [--msg-cost S] [--no-fair-share] [--detail]\n"
+          "                                    one row per assignment / aggregator placement\n"
+          "  replay RUN.json --machine SPEC [--ppn N] [--assign default|route-aware|refined]\n"
+          "          [--json] [--top-links K] [--links-csv FILE]\n"
+          "                                    cost a FERRY_TRACE log on a model\n"
+          "  plot --machine SPEC [--ppn N] [--bytes-per-rank SIZE] [--out DIR] [--plane X,Y]\n"
+          "          [--at COORDS] [--script PATH]\n"
+          "                                    link heat map, link-load histogram, gateway loads\n"
+          "SPEC: bgq:512 | bgq:4x4x4x4x2[,mesh=D][,order=EDCBA] | bgq:mira | torus:8x8x8\n"
+          "      dragonfly:theta | dragonfly:edison | fattree:k=16,levels=3 | flat:64\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *c = argv[1];
+  if (!strcmp(c, "machines")) return cmd_machines(argc, argv);
+  if (!strcmp(c, "compare")) return cmd_compare(argc, argv);
+  if (!strcmp(c, "replay")) return cmd_replay(argc, argv);
+  if (!strcmp(c, "plot")) return cmd_plot(argc, argv);
+  fprintf(stderr, "ferry-topo: unknown command '%s'\n", c);
+  usage(stderr);
+  return 2;
+}

@@ -1,0 +1,19 @@
+/* Printing compare/replay rows as the text table and as JSON. */
+#ifndef FERRY_TOPO_OUTPUT_H
+#define FERRY_TOPO_OUTPUT_H
+
+#include <stdio.h>
+
+#include "scenario.h"
+
+void out_table(FILE *o, const scen_row *rows, int n, int detail);
+/* The same columns as a Markdown table (for docs/topology-results.md). */
+void out_markdown(FILE *o, const scen_row *rows, int n, int detail);
+void out_json_string(FILE *o, const char *s);
+/* Writes the rows as a "results" array member (no surrounding braces). */
+void out_json_results(FILE *o, const scen_row *rows, int n, int detail);
+/* The k links with the largest bytes/bandwidth. */
+void out_top_links(FILE *o, const ferry_topo_machine *m, const ferry_topo_metrics *mt, int k);
+int out_links_csv(const char *path, const ferry_topo_machine *m, const ferry_topo_metrics *mt);
+
+#endif
