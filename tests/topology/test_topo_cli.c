@@ -191,6 +191,52 @@ static void replay(void) {
   remove(lines);
 }
 
+/* plot's data file, with a stand-in script so the test needs no matplotlib */
+static void plot(void) {
+  const char *tmp = getenv("FERRY_TEST_TMP");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  char dir[512], script[600], args[1400], data[700];
+  snprintf(dir, sizeof dir, "%s/topo_plot_%d", tmp, (int)getpid());
+  snprintf(script, sizeof script, "%s.py", dir);
+  write_file(script, "import sys, json\njson.load(open(sys.argv[1]))\n");
+  snprintf(args, sizeof args, "plot --machine bgq:512 --ppn 16 --bytes-per-rank 1MiB --out %s --script %s", dir, script);
+  int st;
+  free(run(args, &st));
+  CHECK_INT(st, 0);
+  snprintf(data, sizeof data, "%s/plotdata.json", dir);
+  size_t len;
+  char *text = read_file(data, &len);
+  CHECK(text != NULL);
+  jv d;
+  char err[256];
+  if (text && json_parse(text, len, &d, err, sizeof err) == 0) {
+    const jv *pl = json_get(&d, "plane");
+    CHECK(pl && strcmp(str(pl, "x_dim"), "D") == 0 && strcmp(str(pl, "y_dim"), "C") == 0);
+    const jv *as = json_get(&d, "assignments");
+    CHECK(as && as->n == 3);
+    for (size_t i = 0; as && i < as->n; i++) {
+      const jv *a = &as->items[i];
+      const jv *links = json_get(a, "link_loads"), *gb = json_get(a, "gateway_bytes"),
+               *plk = json_get(a, "plane_links");
+      CHECK(links && gb && plk && gb->n == 8 && plk->n > 0);
+      /* network link bytes add up to hop-bytes: 512 nodes x 16 MiB x 3 hops
+       * for every assignment here (moves are between equally far bridges) */
+      double sum = 0, gsum = 0;
+      for (size_t k = 0; links && k < links->n; k++) sum += links->items[k].num;
+      for (size_t k = 0; gb && k < gb->n; k++) gsum += gb->items[k].num;
+      CHECK_NEAR(sum, 512 * 16 * 1048576.0 * 3, 0);
+      CHECK_NEAR(gsum, 512 * 16 * 1048576.0, 0);
+    }
+    json_free(&d);
+  } else {
+    CHECK(0);
+  }
+  free(text);
+  remove(data);
+  remove(script);
+  rmdir(dir);
+}
+
 static void errors(void) {
   int st;
   free(run("frobnicate", &st));
@@ -209,6 +255,7 @@ int main(void) {
   compare();
   machines();
   replay();
+  plot();
   errors();
   return tc_done("test_topo_cli");
 }
