@@ -53,7 +53,8 @@ typedef struct ferry_file {
     MPI_Errhandler errhandler;
     int f2c;                  /* index in the handle table */
     ferry_split split;
-    int nodes;                /* nodes spanned by comm */
+    struct ferry_coll *coll;  /* collective strategies' state, built at the first collective call */
+    char coll_shown[64];      /* strategies whose aggregator placement was displayed */
     ferry_stats stats;
 } ferry_file;
 

@@ -9,6 +9,7 @@
 #include "core/file.h"
 #include "core/nodes.h"
 #include "driver/faults.h"
+#include "strategy/strategy.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -174,6 +175,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
 int ferry_file_close(ferry_file *f)
 {
     double t0 = ferry_now();
+    ferry_strategy_release(f);
     int err = f->fd.drv->close(&f->fd);
     int cls = err ? ferry_errno_class(err) : MPI_SUCCESS;
     int maxcls = cls;

@@ -1,23 +1,129 @@
 /*
- * The collective path. Every rank moves its own part, then the ranks agree on
- * the outcome in one allreduce, so a failure on any rank fails the call on
- * all of them with the same class, and no rank can leave early and hang the rest.
+ * The collective engine's front door: picks a strategy per call (the hint, or
+ * auto), runs it, and ends every call with one allreduce so a failure on any
+ * rank fails the call on all of them with the same class.
+ *
+ * Auto looks at the call's global pattern, which costs one allreduce. When
+ * the previous call on this file went independent and no rank's pattern
+ * changed, auto skips it: the pattern is known, and independent is correct
+ * for any pattern, so a wrong guess costs speed, never bytes.
  */
 #include "core/errors.h"
-#include "strategy/strategy.h"
+#include "strategy/auto.h"
+#include "strategy/local.h"
+#include "strategy/twophase.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct ferry_coll {
+    int have_nodes;
+    ferry_nodes nodes;
+    ferry_local_win win;
+    int fast_independent[2];   /* per direction: the last call allows skipping the pattern step */
+    int64_t last_bytes[2];
+    const void *last_view[2];
+};
+
+static struct ferry_coll *coll_of(ferry_file *f)
+{
+    if (!f->coll)
+        f->coll = calloc(1, sizeof *f->coll);
+    return f->coll;
+}
+
+void ferry_strategy_release(ferry_file *f)
+{
+    struct ferry_coll *c = f->coll;
+    if (!c)
+        return;
+    ferry_local_win_free(&c->win);
+    if (c->have_nodes)
+        ferry_nodes_free(&c->nodes);
+    free(c);
+    f->coll = NULL;
+}
+
+/* Collective the first time: who shares a node with whom. */
+static const ferry_nodes *nodes_of(ferry_file *f, struct ferry_coll *c)
+{
+    if (!c->have_nodes && ferry_nodes_build(f->comm, &c->nodes) == MPI_SUCCESS)
+        c->have_nodes = 1;
+    return c->have_nodes ? &c->nodes : NULL;
+}
+
+static ferry_coll_strategy requested(const ferry_file *f, int is_write)
+{
+    return is_write ? f->hints.write_strategy : f->hints.read_strategy;
+}
 
 int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err, int64_t *done)
 {
     *done = 0;
-    /* Bad arguments anywhere stop the call before any rank touches the file. */
-    int code = ferry_agree(f, local_err, "the collective call has invalid arguments on another rank");
-    if (code == MPI_SUCCESS) {
-        ferry_stats_strategy(&f->stats, x->is_write ? FERRY_KIND_COLL_WRITE : FERRY_KIND_COLL_READ,
-                             "independent", "each rank accesses its own pieces");
-        code = ferry_strategy_independent(f, x, 1, done);
+    struct ferry_coll *c = coll_of(f);
+    if (!c)
+        return ferry_err(MPI_ERR_NO_MEM, "out of memory for collective state");
+    int dir = x->is_write;
+    ferry_kind kind = dir ? FERRY_KIND_COLL_WRITE : FERRY_KIND_COLL_READ;
+    ferry_coll_strategy want = requested(f, dir);
+    int changed = x->bytes != c->last_bytes[dir] || (const void *)f->view.ft != c->last_view[dir];
+    c->last_bytes[dir] = x->bytes;
+    c->last_view[dir] = f->view.ft;
+
+    int code = local_err;
+    ferry_coll_strategy chosen;
+    char reason[FERRY_REASON_LEN];
+    if (want == FERRY_COLL_INDEPENDENT || (want == FERRY_COLL_AUTO && c->fast_independent[dir])) {
+        chosen = FERRY_COLL_INDEPENDENT;
+        snprintf(reason, sizeof reason, "%s", want == FERRY_COLL_INDEPENDENT ? "requested by hint"
+                                                   : "same pattern as the last call");
+        if (code == MPI_SUCCESS)
+            code = ferry_strategy_independent(f, x, 1, done);
+    } else {
+        ferry_runs runs;
+        int rc = ferry_runs_build(&runs, &f->view, x->pos, code == MPI_SUCCESS ? x->bytes : 0);
+        if (code == MPI_SUCCESS)
+            code = rc;
+        ferry_pattern pat;
+        double t0 = ferry_now();
+        code = ferry_pattern_agree(f, code, &runs, &pat);
+        const ferry_nodes *nodes = nodes_of(f, c);
+        ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
+        chosen = want;
+        if (want == FERRY_COLL_AUTO)
+            chosen = ferry_auto_choose(f, &pat, nodes, reason, sizeof reason);
+        else
+            snprintf(reason, sizeof reason, "requested by hint");
+        if (code == MPI_SUCCESS) {
+            if (!nodes)
+                code = ferry_err(MPI_ERR_INTERN, "could not map ranks to nodes");
+            else if (chosen == FERRY_COLL_TWOPHASE)
+                code = ferry_twophase(f, x, &runs, &pat, nodes, done);
+            else if (chosen == FERRY_COLL_LOCAL)
+                code = ferry_local(f, x, &runs, nodes, &c->win, done);
+            else
+                code = ferry_strategy_independent(f, x, 1, done);
+        }
+        ferry_runs_free(&runs);
     }
+    ferry_stats_strategy(&f->stats, kind, ferry_coll_strategy_name(chosen), reason);
+
+    /* One allreduce: the outcome, and whether any rank's pattern changed. */
     double t0 = ferry_now();
-    code = ferry_agree(f, code, "the collective call failed on another rank");
+    int in[2] = {ferry_err_class(code), changed}, out[2] = {in[0], in[1]};
+    if (f->size > 1)
+        MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, f->comm);
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
-    return code;
+    c->fast_independent[dir] = chosen == FERRY_COLL_INDEPENDENT && !out[1] && want == FERRY_COLL_AUTO;
+    if (code != MPI_SUCCESS) {
+        if (dir)
+            *done = 0;
+        return code;
+    }
+    if (out[0] != MPI_SUCCESS) {
+        if (dir)
+            *done = 0;
+        return ferry_err(out[0], "the collective call failed on another rank");
+    }
+    return MPI_SUCCESS;
 }

@@ -62,5 +62,7 @@ int ferry_strategy_independent(ferry_file *f, const ferry_xfer *x, int collectiv
  * is this rank's argument check; the call fails on every rank if it failed
  * on any. */
 int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err, int64_t *done);
+/* Frees what the collective strategies kept on f (collective: at close). */
+void ferry_strategy_release(ferry_file *f);
 
 #endif

@@ -1,0 +1,60 @@
+/*
+ * Auto: which collective strategy a call should take, from its global
+ * pattern. Aggregation pays for itself only when it turns many small pieces
+ * into fewer large writes; pieces that are already large, or too far apart to
+ * merge, go straight to the file from each rank.
+ */
+#include "strategy/auto.h"
+
+#include <stdio.h>
+
+static void human(char *out, size_t cap, int64_t b)
+{
+    if (b >= (1 << 20) && b % (1 << 20) == 0)
+        snprintf(out, cap, "%lld MiB", (long long)(b >> 20));
+    else if (b >= 1024)
+        snprintf(out, cap, "%lld KiB", (long long)(b >> 10));
+    else
+        snprintf(out, cap, "%lld B", (long long)b);
+}
+
+ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes,
+                                      char *reason, size_t cap)
+{
+    int nn = nodes ? nodes->nnodes : 1;
+    int ppn = (f->size + nn - 1) / nn;
+    int64_t avg = p->runs ? p->bytes / p->runs : 0;
+    char a[32];
+    human(a, sizeof a, avg);
+    int parallel_fs = f->fstype == FERRY_FS_LUSTRE || f->fstype == FERRY_FS_GPFS;
+    /* A piece this large is already a good system call. */
+    int64_t big = parallel_fs ? (int64_t)1 << 20 : (int64_t)256 << 10;
+    if (f->hints.striping_unit > big)
+        big = f->hints.striping_unit;
+    int64_t extent = p->hi > p->lo ? p->hi - p->lo : 1;
+    int interleaved = p->span_sum > extent;
+    double density = (double)p->bytes / (double)extent;
+
+    if (p->active <= 1) {
+        snprintf(reason, cap, "independent: only %lld rank has data", (long long)p->active);
+        return FERRY_COLL_INDEPENDENT;
+    }
+    if (avg >= big) {
+        snprintf(reason, cap, "independent: pieces average %s, already large writes", a);
+        return FERRY_COLL_INDEPENDENT;
+    }
+    if (!interleaved && density < 0.5) {
+        snprintf(reason, cap, "independent: %s pieces too far apart to merge (%.0f%% dense)", a, density * 100);
+        return FERRY_COLL_INDEPENDENT;
+    }
+    if (nn > 1 && interleaved) {
+        snprintf(reason, cap, "twophase: interleaved %s pieces, %d nodes", a, nn);
+        return FERRY_COLL_TWOPHASE;
+    }
+    if (ppn > 1) {
+        snprintf(reason, cap, "local: %s pieces, %d ranks per node merged on their node", a, ppn);
+        return FERRY_COLL_LOCAL;
+    }
+    snprintf(reason, cap, "twophase: %s pieces, one rank per node", a);
+    return FERRY_COLL_TWOPHASE;
+}

@@ -1,0 +1,477 @@
+#include "strategy/twophase.h"
+#include "core/errors.h"
+#include "strategy/writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TAG(round) (FERRY_TAG_DATA + ((round) % 4096))
+
+/* ---- the sending (or, for reads, receiving) side: every rank ---- */
+
+/* Posts one message per (aggregator, round) between user memory and the
+ * aggregators, described by an hindexed type over absolute addresses. */
+static int post_user_side(ferry_file *f, ferry_tp_plan *plan, int is_write, MPI_Request **reqs, int *nreq)
+{
+    int n = 0, cap = 16;
+    MPI_Request *r = malloc((size_t)cap * sizeof *r);
+    if (!r)
+        return -1;
+    for (int a = 0; a < plan->d.n; a++) {
+        ferry_tp_out *o = &plan->out[a];
+        for (int64_t i = 0; i < o->n;) {
+            int64_t j = i + 1;
+            while (j < o->n && o->p[j].round == o->p[i].round)
+                j++;
+            int64_t m0 = o->p[i].mem0, m1 = j < o->n ? o->p[j].mem0 : o->mn;
+            MPI_Datatype t;
+            MPI_Type_create_hindexed((int)(m1 - m0), o->mlen + m0, o->maddr + m0, MPI_BYTE, &t);
+            MPI_Type_commit(&t);
+            if (n == cap) {
+                MPI_Request *nr = realloc(r, (size_t)cap * 2 * sizeof *nr);
+                if (!nr) {
+                    MPI_Type_free(&t);
+                    free(r);
+                    return -1;
+                }
+                r = nr;
+                cap *= 2;
+            }
+            if (is_write)
+                MPI_Isend(MPI_BOTTOM, 1, t, plan->aggs.ranks[a], TAG(o->p[i].round), f->comm, &r[n++]);
+            else
+                MPI_Irecv(MPI_BOTTOM, 1, t, plan->aggs.ranks[a], TAG(o->p[i].round), f->comm, &r[n++]);
+            MPI_Type_free(&t); /* MPI keeps it alive until the request completes */
+            i = j;
+        }
+    }
+    *reqs = r;
+    *nreq = n;
+    return 0;
+}
+
+/* ---- the aggregator side ---- */
+
+typedef struct span {
+    int64_t q, len; /* buffer position and length */
+} span;
+
+static int by_q(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return x->q < y->q ? -1 : x->q > y->q;
+}
+
+typedef struct round_work {
+    MPI_Datatype *types;   /* per sender with pieces in this round */
+    int *src;
+    int ntypes;
+    int64_t *bytes;        /* per sender: bytes of its pieces in this round */
+    int64_t *first;        /* per sender: its first piece in this round */
+    span *spans;
+    int64_t nspans, cap;
+    span *uni;             /* union of the spans, sorted */
+    int64_t nuni;
+} round_work;
+
+static void round_reset(round_work *w)
+{
+    for (int i = 0; i < w->ntypes; i++)
+        MPI_Type_free(&w->types[i]);
+    w->ntypes = 0;
+    w->nspans = 0;
+    w->nuni = 0;
+}
+
+/* The pieces of round r from every sender: receive types and the union. */
+static int round_collect(ferry_tp_plan *plan, int r, round_work *w)
+{
+    int64_t base = (int64_t)r * plan->round_bytes;
+    for (int s = 0; s < plan->nsenders; s++) {
+        ferry_tp_sender *snd = &plan->senders[s];
+        int64_t i = snd->cursor;
+        int64_t k = 0;
+        while (i + k < snd->n && ferry_tp_round_of(plan, snd->pairs[2 * (i + k)]) == r)
+            k++;
+        if (!k)
+            continue;
+        int *lens = malloc((size_t)k * sizeof *lens);
+        MPI_Aint *disp = malloc((size_t)k * sizeof *disp);
+        if (w->nspans + k > w->cap) {
+            int64_t cap = (w->nspans + k) * 2;
+            span *ns = realloc(w->spans, (size_t)cap * sizeof *ns);
+            if (ns) {
+                w->spans = ns;
+                w->cap = cap;
+            }
+        }
+        if (!lens || !disp || w->nspans + k > w->cap) {
+            free(lens);
+            free(disp);
+            return -1;
+        }
+        int64_t bytes = 0;
+        for (int64_t j = 0; j < k; j++) {
+            int64_t off = snd->pairs[2 * (i + j)], len = snd->pairs[2 * (i + j) + 1];
+            int64_t q = ferry_domains_local(&plan->d, off) - base;
+            lens[j] = (int)len;
+            disp[j] = (MPI_Aint)q;
+            w->spans[w->nspans++] = (span){q, len};
+            bytes += len;
+        }
+        MPI_Type_create_hindexed((int)k, lens, disp, MPI_BYTE, &w->types[w->ntypes]);
+        MPI_Type_commit(&w->types[w->ntypes]);
+        w->src[w->ntypes] = snd->rank;
+        w->bytes[w->ntypes] = bytes;
+        w->first[w->ntypes] = i;
+        w->ntypes++;
+        snd->cursor = i + k;
+        free(lens);
+        free(disp);
+    }
+    qsort(w->spans, (size_t)w->nspans, sizeof *w->spans, by_q);
+    span *u = realloc(w->uni, (size_t)(w->nspans ? w->nspans : 1) * sizeof *u);
+    if (!u)
+        return -1;
+    w->uni = u;
+    w->nuni = 0;
+    for (int64_t i = 0; i < w->nspans; i++) {
+        if (w->nuni && u[w->nuni - 1].q + u[w->nuni - 1].len >= w->spans[i].q) {
+            int64_t end = w->spans[i].q + w->spans[i].len;
+            if (end > u[w->nuni - 1].q + u[w->nuni - 1].len)
+                u[w->nuni - 1].len = end - u[w->nuni - 1].q;
+        } else {
+            u[w->nuni++] = w->spans[i];
+        }
+    }
+    return 0;
+}
+
+/* The smallest round still to do, or -1. */
+static int next_round(const ferry_tp_plan *plan)
+{
+    int r = -1;
+    for (int s = 0; s < plan->nsenders; s++) {
+        const ferry_tp_sender *snd = &plan->senders[s];
+        if (snd->cursor < snd->n) {
+            int rr = ferry_tp_round_of(plan, snd->pairs[2 * snd->cursor]);
+            if (r < 0 || rr < r)
+                r = rr;
+        }
+    }
+    return r;
+}
+
+/* Buffer range [q, q+len) of round r as file runs (several when stripes
+ * cycle between aggregators). */
+static int to_file_runs(const ferry_tp_plan *plan, int r, char *buf, int64_t q, int64_t len, ferry_wrun **runs,
+                        int64_t *n, int64_t *cap)
+{
+    int me = plan->aggs.me;
+    int64_t local = (int64_t)r * plan->round_bytes + q;
+    while (len > 0) {
+        int64_t end_local;
+        int64_t off = ferry_domains_file(&plan->d, me, local, &end_local);
+        int64_t take = end_local - local < len ? end_local - local : len;
+        if (*n == *cap) {
+            int64_t c = *cap ? *cap * 2 : 16;
+            ferry_wrun *nr = realloc(*runs, (size_t)c * sizeof *nr);
+            if (!nr)
+                return -1;
+            *runs = nr;
+            *cap = c;
+        }
+        (*runs)[(*n)++] = (ferry_wrun){buf + q, take, off};
+        q += take;
+        local += take;
+        len -= take;
+    }
+    return 0;
+}
+
+/* Dense rounds move as one extent; sparse ones run by run. A write extent
+ * with holes needs read-modify-write, so it is taken only when the holes are
+ * small and the runs many. */
+static int round_is_dense(const round_work *w)
+{
+    if (w->nuni <= 1)
+        return 1;
+    int64_t covered = 0;
+    for (int64_t i = 0; i < w->nuni; i++)
+        covered += w->uni[i].len;
+    int64_t extent = w->uni[w->nuni - 1].q + w->uni[w->nuni - 1].len - w->uni[0].q;
+    return w->nuni > 64 && covered * 2 >= extent && covered / w->nuni < 65536;
+}
+
+/* Reads [q, q+len) of round r into the buffer; bytes past end of file read as zero. */
+static int read_span(ferry_file *f, const ferry_tp_plan *plan, int r, char *buf, int64_t q, int64_t len)
+{
+    ferry_wrun *runs = NULL;
+    int64_t n = 0, cap = 0;
+    if (to_file_runs(plan, r, buf, q, len, &runs, &n, &cap) < 0)
+        return -12;
+    int rc = 0;
+    for (int64_t i = 0; i < n && !rc; i++) {
+        double t0 = ferry_now();
+        int64_t got = f->fd.drv->pread(&f->fd, (char *)runs[i].buf, runs[i].len, runs[i].off);
+        ferry_stats_phase(&f->stats, FERRY_PHASE_READ, t0);
+        if (got < 0) {
+            rc = (int)got;
+            break;
+        }
+        f->stats.sys_reads++;
+        f->stats.sys_read_bytes += got;
+        if (got < runs[i].len)
+            memset((char *)runs[i].buf + got, 0, (size_t)(runs[i].len - got));
+    }
+    free(runs);
+    return rc;
+}
+
+/* Takes one message off the wire into scratch memory and drops it. */
+static void drain(ferry_file *f, int src, int tag)
+{
+    MPI_Status st;
+    int n = 0;
+    MPI_Probe(src, tag, f->comm, &st);
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    char *tmp = malloc((size_t)(n ? n : 1));
+    if (!tmp)
+        MPI_Abort(f->comm, MPI_ERR_NO_MEM); /* cannot receive, cannot leave the sender hanging */
+    MPI_Recv(tmp, n, MPI_BYTE, src, tag, f->comm, MPI_STATUS_IGNORE);
+    free(tmp);
+}
+
+static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
+{
+    char *bufs[2] = {malloc((size_t)B), malloc((size_t)B)};
+    round_work w = {0};
+    w.types = malloc((size_t)plan->nsenders * sizeof *w.types);
+    w.src = malloc((size_t)plan->nsenders * sizeof *w.src);
+    w.bytes = malloc((size_t)plan->nsenders * sizeof *w.bytes);
+    w.first = malloc((size_t)plan->nsenders * sizeof *w.first);
+    ferry_writer *writer = NULL;
+    ferry_wrun *runs = NULL;
+    int64_t nruns = 0, cap = 0;
+    int err = (!bufs[0] || !bufs[1] || !w.types || !w.src || !w.bytes || !w.first) ? -12 : 0;
+    MPI_Request *req = malloc((size_t)(plan->nsenders ? plan->nsenders : 1) * sizeof *req);
+    if (!req)
+        err = -12;
+    f->stats.aggregator = 1;
+    int k = 0;
+    for (int r; (r = next_round(plan)) >= 0; k++) {
+        char *buf = bufs[k & 1];
+        if (!err && round_collect(plan, r, &w) < 0)
+            err = -12;
+        if (err) {
+            /* drain: the senders must not wait forever for a failed aggregator */
+            for (int s = 0; s < plan->nsenders; s++) {
+                ferry_tp_sender *snd = &plan->senders[s];
+                int hit = 0;
+                while (snd->cursor < snd->n && ferry_tp_round_of(plan, snd->pairs[2 * snd->cursor]) == r) {
+                    snd->cursor++;
+                    hit = 1;
+                }
+                if (hit)
+                    drain(f, snd->rank, TAG(r));
+            }
+            round_reset(&w);
+            continue;
+        }
+        int dense = round_is_dense(&w);
+        int holes = w.nuni > 1;
+        if (dense && holes) {
+            int64_t q0 = w.uni[0].q, q1 = w.uni[w.nuni - 1].q + w.uni[w.nuni - 1].len;
+            int rc = read_span(f, plan, r, buf, q0, q1 - q0);
+            f->stats.rmw_count++;
+            f->stats.rmw_bytes += q1 - q0;
+            if (rc)
+                err = rc;
+        }
+        double t0 = ferry_now();
+        for (int i = 0; i < w.ntypes; i++)
+            MPI_Irecv(buf, 1, w.types[i], w.src[i], TAG(r), f->comm, &req[i]);
+        MPI_Waitall(w.ntypes, req, MPI_STATUSES_IGNORE);
+        ferry_stats_phase(&f->stats, FERRY_PHASE_EXCHANGE, t0);
+        nruns = 0;
+        if (dense) {
+            int64_t q0 = w.uni[0].q, q1 = w.uni[w.nuni - 1].q + w.uni[w.nuni - 1].len;
+            if (to_file_runs(plan, r, buf, q0, q1 - q0, &runs, &nruns, &cap) < 0)
+                err = -12;
+        } else {
+            for (int64_t i = 0; i < w.nuni && !err; i++)
+                if (to_file_runs(plan, r, buf, w.uni[i].q, w.uni[i].len, &runs, &nruns, &cap) < 0)
+                    err = -12;
+        }
+        if (!err) {
+            if (!writer && next_round(plan) >= 0)
+                writer = ferry_writer_start(f);
+            if (writer) {
+                int rc = ferry_writer_submit(writer, runs, nruns);
+                if (rc)
+                    err = rc;
+            } else {
+                double t1 = ferry_now();
+                int rc = ferry_write_runs(f, runs, nruns, &f->stats.sys_writes, &f->stats.sys_write_bytes);
+                ferry_stats_phase(&f->stats, FERRY_PHASE_WRITE, t1);
+                if (rc)
+                    err = rc;
+            }
+        }
+        round_reset(&w);
+    }
+    if (writer) {
+        int rc = ferry_writer_stop(writer);
+        if (rc && !err)
+            err = rc;
+    }
+    free(runs);
+    free(req);
+    free(w.types);
+    free(w.src);
+    free(w.bytes);
+    free(w.first);
+    free(w.spans);
+    free(w.uni);
+    free(bufs[0]);
+    free(bufs[1]);
+    return err;
+}
+
+static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B)
+{
+    char *buf = malloc((size_t)B);
+    round_work w = {0};
+    w.types = malloc((size_t)plan->nsenders * sizeof *w.types);
+    w.src = malloc((size_t)plan->nsenders * sizeof *w.src);
+    w.bytes = malloc((size_t)plan->nsenders * sizeof *w.bytes);
+    w.first = malloc((size_t)plan->nsenders * sizeof *w.first);
+    MPI_Request *req = malloc((size_t)(plan->nsenders ? plan->nsenders : 1) * sizeof *req);
+    int err = (!buf || !w.types || !w.src || !w.bytes || !w.first || !req) ? -12 : 0;
+    int64_t eof = 0;
+    if (!err)
+        err = f->fd.drv->size(&f->fd, &eof);
+    f->stats.aggregator = 1;
+    for (int r; (r = next_round(plan)) >= 0;) {
+        if (!err && round_collect(plan, r, &w) < 0)
+            err = -12;
+        if (!err) {
+            if (round_is_dense(&w)) {
+                int64_t q0 = w.uni[0].q, q1 = w.uni[w.nuni - 1].q + w.uni[w.nuni - 1].len;
+                err = read_span(f, plan, r, buf, q0, q1 - q0);
+            } else {
+                for (int64_t i = 0; i < w.nuni && !err; i++)
+                    err = read_span(f, plan, r, buf, w.uni[i].q, w.uni[i].len);
+            }
+        }
+        double t0 = ferry_now();
+        if (err) {
+            /* failed: every requester still gets a (short, empty) message */
+            int n = 0;
+            for (int s = 0; s < plan->nsenders; s++) {
+                ferry_tp_sender *snd = &plan->senders[s];
+                int hit = 0;
+                while (snd->cursor < snd->n && ferry_tp_round_of(plan, snd->pairs[2 * snd->cursor]) == r) {
+                    snd->cursor++;
+                    hit = 1;
+                }
+                if (hit && req)
+                    MPI_Isend(NULL, 0, MPI_BYTE, snd->rank, TAG(r), f->comm, &req[n++]);
+            }
+            MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+            round_reset(&w);
+            continue;
+        }
+        /* Each requester gets only the bytes before end of file: a shorter
+         * message than its receive type, which its status then reports. */
+        int64_t base = (int64_t)r * plan->round_bytes;
+        for (int i = 0; i < w.ntypes; i++) {
+            const ferry_tp_sender *snd = NULL;
+            for (int s = 0; s < plan->nsenders; s++)
+                if (plan->senders[s].rank == w.src[i])
+                    snd = &plan->senders[s];
+            int64_t valid = 0;
+            for (int64_t j = w.first[i]; j < snd->cursor; j++) {
+                int64_t off = snd->pairs[2 * j], len = snd->pairs[2 * j + 1];
+                int64_t v = eof - off;
+                if (v <= 0)
+                    break;
+                valid += v < len ? v : len;
+                if (v < len)
+                    break;
+            }
+            if (valid == w.bytes[i]) {
+                MPI_Isend(buf, 1, w.types[i], w.src[i], TAG(r), f->comm, &req[i]);
+                continue;
+            }
+            /* truncated: a type over the valid prefix only */
+            int64_t k = 0, acc = 0;
+            int *lens = malloc((size_t)(snd->cursor - w.first[i] + 1) * sizeof *lens);
+            MPI_Aint *disp = malloc((size_t)(snd->cursor - w.first[i] + 1) * sizeof *disp);
+            for (int64_t j = w.first[i]; j < snd->cursor && acc < valid && lens && disp; j++, k++) {
+                int64_t off = snd->pairs[2 * j], len = snd->pairs[2 * j + 1];
+                int64_t take = valid - acc < len ? valid - acc : len;
+                lens[k] = (int)take;
+                disp[k] = (MPI_Aint)(ferry_domains_local(&plan->d, off) - base);
+                acc += take;
+            }
+            MPI_Datatype t;
+            MPI_Type_create_hindexed((int)k, lens ? lens : (int[]){0}, disp ? disp : (MPI_Aint[]){0}, MPI_BYTE, &t);
+            MPI_Type_commit(&t);
+            MPI_Isend(buf, 1, t, w.src[i], TAG(r), f->comm, &req[i]);
+            MPI_Type_free(&t);
+            free(lens);
+            free(disp);
+        }
+        MPI_Waitall(w.ntypes, req, MPI_STATUSES_IGNORE);
+        ferry_stats_phase(&f->stats, FERRY_PHASE_EXCHANGE, t0);
+        round_reset(&w);
+    }
+    free(req);
+    free(w.types);
+    free(w.src);
+    free(w.bytes);
+    free(w.first);
+    free(w.spans);
+    free(w.uni);
+    free(buf);
+    return err;
+}
+
+int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
+                   const ferry_nodes *nodes, int64_t *done)
+{
+    *done = 0;
+    ferry_tp_plan plan;
+    double t0 = ferry_now();
+    int code = ferry_tp_plan_make(f, x, runs, pat, nodes, &plan);
+    ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
+    ferry_aggs_display(f, &plan.aggs, nodes, &plan.d, "two-phase");
+    MPI_Request *reqs = NULL;
+    int nreq = 0;
+    if (post_user_side(f, &plan, x->is_write, &reqs, &nreq) < 0 && code == MPI_SUCCESS)
+        code = ferry_err(MPI_ERR_NO_MEM, "out of memory posting a collective exchange");
+    int err = 0;
+    if (plan.nsenders > 0)
+        err = x->is_write ? aggregate_write(f, &plan, plan.round_bytes)
+                          : aggregate_read(f, &plan, plan.round_bytes);
+    double t1 = ferry_now();
+    MPI_Status *sts = x->is_write ? MPI_STATUSES_IGNORE : malloc((size_t)(nreq ? nreq : 1) * sizeof *sts);
+    MPI_Waitall(nreq, reqs, sts ? sts : MPI_STATUSES_IGNORE);
+    ferry_stats_phase(&f->stats, FERRY_PHASE_EXCHANGE, t1);
+    if (x->is_write) {
+        *done = x->bytes;
+    } else {
+        for (int i = 0; i < nreq && sts; i++) {
+            MPI_Count got = 0;
+            MPI_Get_elements_x(&sts[i], MPI_BYTE, &got);
+            *done += got;
+        }
+        free(sts);
+    }
+    free(reqs);
+    ferry_tp_plan_free(&plan);
+    if (code == MPI_SUCCESS && err)
+        code = ferry_err_errno(-err, x->is_write ? "collective write" : "collective read");
+    return code;
+}

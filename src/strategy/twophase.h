@@ -1,0 +1,63 @@
+/*
+ * Two-phase collective buffering. Each aggregator owns a file domain and
+ * works through it in rounds of at most cb_buffer_size bytes. Ranks send an
+ * aggregator only the pieces in its domain: a counts exchange tells each
+ * aggregator how many ranks will talk to it, then each rank sends its piece
+ * list to those aggregators alone, so no rank ever holds all P lists. Data
+ * moves straight between user buffers and aggregator buffers through derived
+ * datatypes: non-aggregators allocate no data buffers, and an aggregator
+ * allocates two, writing one round in a helper thread while it receives the next.
+ */
+#ifndef FERRY_STRATEGY_TWOPHASE_H
+#define FERRY_STRATEGY_TWOPHASE_H
+
+#include "strategy/aggregators.h"
+#include "strategy/pattern.h"
+
+/* The plan of one call on one rank. */
+typedef struct ferry_tp_piece {
+    int64_t off, len;  /* file bytes */
+    int64_t mem0;      /* first memory run of this piece in the message's list */
+    int round;
+} ferry_tp_piece;
+
+typedef struct ferry_tp_out {     /* what this rank exchanges with one aggregator */
+    ferry_tp_piece *p;
+    int64_t n, cap;
+    MPI_Aint *maddr;              /* memory runs, absolute addresses */
+    int *mlen;
+    int64_t mn, mcap;
+} ferry_tp_out;
+
+typedef struct ferry_tp_sender {  /* what an aggregator learns from one rank */
+    int rank;
+    int64_t *pairs;               /* off, len, off, len, ... */
+    int64_t n;
+    int64_t cursor;
+} ferry_tp_sender;
+
+typedef struct ferry_tp_plan {
+    ferry_domains d;
+    ferry_aggs aggs;
+    int64_t round_bytes;
+    ferry_tp_out *out;            /* per aggregator index */
+    ferry_tp_sender *senders;     /* mine, if I aggregate */
+    int nsenders;
+} ferry_tp_plan;
+
+/* Collective: cuts this rank's runs into per-aggregator, per-round pieces
+ * and exchanges piece lists with the aggregators. */
+int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
+                       const ferry_nodes *nodes, ferry_tp_plan *plan);
+void ferry_tp_plan_free(ferry_tp_plan *plan);
+
+int ferry_tp_round_of(const ferry_tp_plan *plan, int64_t off);
+
+/* Collective. *done is what this rank moved (0 for a write that failed anywhere). */
+int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
+                   const ferry_nodes *nodes, int64_t *done);
+
+/* Message tags on the file's private communicator. */
+enum { FERRY_TAG_META = 0x4e00, FERRY_TAG_DATA = 0x5000, FERRY_TAG_ROUNDS = 0x2000 };
+
+#endif
