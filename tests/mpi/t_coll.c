@@ -162,16 +162,21 @@ int main(int argc, char **argv)
     t_init(&argc, &argv);
     char p[512];
     t_path(p, sizeof p, "coll_interleaved.dat");
+    t_fresh(p);
     interleaved(p, 1, 0);
     if (getenv("T_EXPECT_FAIL") && *getenv("T_EXPECT_FAIL"))
         return t_finish("t_coll");
     t_path(p, sizeof p, "coll_interleaved_disp.dat");
+    t_fresh(p);
     interleaved(p, 2, 1000);
     t_path(p, sizeof p, "coll_holes_fresh.dat");
+    t_fresh(p);
     holes(p, 0);
     t_path(p, sizeof p, "coll_holes_old.dat");
+    t_fresh(p);
     holes(p, 1);
     t_path(p, sizeof p, "coll_uneven.dat");
+    t_fresh(p);
     uneven(p);
     return t_finish("t_coll");
 }

@@ -204,13 +204,17 @@ int main(int argc, char **argv)
     t_init(&argc, &argv);
     char p[512];
     t_path(p, sizeof p, "rw_explicit.dat");
+    t_fresh(p);
     test_explicit(p);
     t_path(p, sizeof p, "rw_pointer.dat");
+    t_fresh(p);
     test_pointer_view(p);
     t_path(p, sizeof p, "rw_split.dat");
+    t_fresh(p);
     test_split(p);
     /* last: MPICH 4.0.2's ROMIO asserts in MPI_Testall on file requests */
     t_path(p, sizeof p, "rw_nonblocking.dat");
+    t_fresh(p);
     test_nonblocking(p);
     return t_finish("t_rw");
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 static int t_rank, t_size, t_failures;
+static inline void t_fresh(const char *path);
 
 /* 1 when libferry is loaded (preloaded or linked). */
 static inline int t_under_ferry(void)
@@ -33,6 +34,14 @@ static inline void t_path(char *out, size_t cap, const char *name)
     if (!dir)
         dir = "/tmp";
     snprintf(out, cap, "%s/%s", dir, name);
+}
+
+/* Starts a test file from nothing, whatever an earlier run left there. */
+static inline void t_fresh(const char *path)
+{
+    if (t_rank == 0)
+        unlink(path);
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static inline int t_class(int code)
