@@ -74,6 +74,30 @@ typedef struct round_work {
     int64_t nuni;
 } round_work;
 
+/* Per-sender arrays and the request array for the aggregator's rounds. */
+static int round_init(round_work *w, int nsenders, MPI_Request **req)
+{
+    memset(w, 0, sizeof *w);
+    size_t n = (size_t)(nsenders ? nsenders : 1);
+    w->types = malloc(n * sizeof *w->types);
+    w->src = malloc(n * sizeof *w->src);
+    w->bytes = malloc(n * sizeof *w->bytes);
+    w->first = malloc(n * sizeof *w->first);
+    *req = malloc(n * sizeof **req);
+    return w->types && w->src && w->bytes && w->first && *req ? 0 : -12;
+}
+
+static void round_free(round_work *w, MPI_Request *req)
+{
+    free(req);
+    free(w->types);
+    free(w->src);
+    free(w->bytes);
+    free(w->first);
+    free(w->spans);
+    free(w->uni);
+}
+
 static void round_reset(round_work *w)
 {
     for (int i = 0; i < w->ntypes; i++)
@@ -228,6 +252,17 @@ static int read_span(ferry_file *f, const ferry_tp_plan *plan, int r, char *buf,
     return rc;
 }
 
+/* Moves past a sender's pieces of round r; 1 if it had any. */
+static int skip_round(const ferry_tp_plan *plan, ferry_tp_sender *snd, int r)
+{
+    int hit = 0;
+    while (snd->cursor < snd->n && ferry_tp_round_of(plan, snd->pairs[2 * snd->cursor]) == r) {
+        snd->cursor++;
+        hit = 1;
+    }
+    return hit;
+}
+
 /* Takes one message off the wire into scratch memory and drops it. */
 static void drain(ferry_file *f, int src, int tag)
 {
@@ -245,18 +280,14 @@ static void drain(ferry_file *f, int src, int tag)
 static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
 {
     char *bufs[2] = {malloc((size_t)B), malloc((size_t)B)};
-    round_work w = {0};
-    w.types = malloc((size_t)plan->nsenders * sizeof *w.types);
-    w.src = malloc((size_t)plan->nsenders * sizeof *w.src);
-    w.bytes = malloc((size_t)plan->nsenders * sizeof *w.bytes);
-    w.first = malloc((size_t)plan->nsenders * sizeof *w.first);
+    round_work w;
+    MPI_Request *req;
+    int err = round_init(&w, plan->nsenders, &req);
+    if (!bufs[0] || !bufs[1])
+        err = -12;
     ferry_writer *writer = NULL;
     ferry_wrun *runs = NULL;
     int64_t nruns = 0, cap = 0;
-    int err = (!bufs[0] || !bufs[1] || !w.types || !w.src || !w.bytes || !w.first) ? -12 : 0;
-    MPI_Request *req = malloc((size_t)(plan->nsenders ? plan->nsenders : 1) * sizeof *req);
-    if (!req)
-        err = -12;
     f->stats.aggregator = 1;
     int k = 0;
     for (int r; (r = next_round(plan)) >= 0; k++) {
@@ -265,16 +296,9 @@ static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
             err = -12;
         if (err) {
             /* drain: the senders must not wait forever for a failed aggregator */
-            for (int s = 0; s < plan->nsenders; s++) {
-                ferry_tp_sender *snd = &plan->senders[s];
-                int hit = 0;
-                while (snd->cursor < snd->n && ferry_tp_round_of(plan, snd->pairs[2 * snd->cursor]) == r) {
-                    snd->cursor++;
-                    hit = 1;
-                }
-                if (hit)
-                    drain(f, snd->rank, TAG(r));
-            }
+            for (int s = 0; s < plan->nsenders; s++)
+                if (skip_round(plan, &plan->senders[s], r))
+                    drain(f, plan->senders[s].rank, TAG(r));
             round_reset(&w);
             continue;
         }
@@ -326,13 +350,7 @@ static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
             err = rc;
     }
     free(runs);
-    free(req);
-    free(w.types);
-    free(w.src);
-    free(w.bytes);
-    free(w.first);
-    free(w.spans);
-    free(w.uni);
+    round_free(&w, req);
     free(bufs[0]);
     free(bufs[1]);
     return err;
@@ -341,13 +359,11 @@ static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
 static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B)
 {
     char *buf = malloc((size_t)B);
-    round_work w = {0};
-    w.types = malloc((size_t)plan->nsenders * sizeof *w.types);
-    w.src = malloc((size_t)plan->nsenders * sizeof *w.src);
-    w.bytes = malloc((size_t)plan->nsenders * sizeof *w.bytes);
-    w.first = malloc((size_t)plan->nsenders * sizeof *w.first);
-    MPI_Request *req = malloc((size_t)(plan->nsenders ? plan->nsenders : 1) * sizeof *req);
-    int err = (!buf || !w.types || !w.src || !w.bytes || !w.first || !req) ? -12 : 0;
+    round_work w;
+    MPI_Request *req;
+    int err = round_init(&w, plan->nsenders, &req);
+    if (!buf)
+        err = -12;
     int64_t eof = 0;
     if (!err)
         err = f->fd.drv->size(&f->fd, &eof);
@@ -368,16 +384,9 @@ static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B)
         if (err) {
             /* failed: every requester still gets a (short, empty) message */
             int n = 0;
-            for (int s = 0; s < plan->nsenders; s++) {
-                ferry_tp_sender *snd = &plan->senders[s];
-                int hit = 0;
-                while (snd->cursor < snd->n && ferry_tp_round_of(plan, snd->pairs[2 * snd->cursor]) == r) {
-                    snd->cursor++;
-                    hit = 1;
-                }
-                if (hit && req)
-                    MPI_Isend(NULL, 0, MPI_BYTE, snd->rank, TAG(r), f->comm, &req[n++]);
-            }
+            for (int s = 0; s < plan->nsenders; s++)
+                if (skip_round(plan, &plan->senders[s], r) && req)
+                    MPI_Isend(NULL, 0, MPI_BYTE, plan->senders[s].rank, TAG(r), f->comm, &req[n++]);
             MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
             round_reset(&w);
             continue;
@@ -427,13 +436,7 @@ static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B)
         ferry_stats_phase(&f->stats, FERRY_PHASE_EXCHANGE, t0);
         round_reset(&w);
     }
-    free(req);
-    free(w.types);
-    free(w.src);
-    free(w.bytes);
-    free(w.first);
-    free(w.spans);
-    free(w.uni);
+    round_free(&w, req);
     free(buf);
     return err;
 }
