@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "core/file.h"
 #include "core/nodes.h"
+#include "core/trace.h"
 #include "driver/faults.h"
 #include "strategy/strategy.h"
 
@@ -185,6 +186,7 @@ int ferry_file_close(ferry_file *f)
     if (maxcls == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0)
         f->fd.drv->remove(f->path);
     ferry_stats_phase(&f->stats, FERRY_PHASE_CLOSE, t0);
+    ferry_trace_flush(f->stats.sys_write_bytes, f->stats.sys_writes);
     if (ferry_stats_enabled()) {
         char hj[8192];
         if (ferry_hints_to_json(&f->hints, hj, sizeof hj) < 0)

@@ -46,4 +46,13 @@ int64_t ferry_domains_file(const ferry_domains *d, int agg, int64_t local, int64
 void ferry_aggs_display(const ferry_file *f, const ferry_aggs *a, const ferry_nodes *nodes,
                         const ferry_domains *d, const char *why);
 
+
+/* Collective: re-places the aggregators of the domains with the machine
+ * model's cost-based method (TAPIOCA-style): each domain goes to the node
+ * that minimises hops x latency + bytes / bandwidth from its senders plus the
+ * path to its gateway. my_bytes[j] is this rank's data in domain j (NULL: none). Leaves
+ * aggs unchanged when no machine model is set. */
+int ferry_aggs_place_topology(const ferry_file *f, const ferry_nodes *nodes, const ferry_domains *d,
+                              const double *my_bytes, ferry_aggs *aggs);
+
 #endif

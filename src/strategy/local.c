@@ -1,5 +1,6 @@
 #include "strategy/local.h"
 #include "core/errors.h"
+#include "core/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,12 @@ int ferry_local(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, cons
     cursor c = {.runs = runs};
     ferry_mem_walk_init(&c.mw, x->buf, x->mem, x->memcount, 0);
     cursor back = c;
+    int leader = f->rank; /* the node's first rank: where the trace says node data goes */
+    for (int r = 0; r < f->size; r++)
+        if (nodes->node_of[r] == nodes->my_node) {
+            leader = r;
+            break;
+        }
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
     for (int j = 0; j < k; j++)
         if (j * ns / k == me)
@@ -201,6 +208,8 @@ int ferry_local(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, cons
         int64_t bytes = mine ? take_slice(&c, w->seg, mine, &n, cap, me, w->base[me], x->is_write) : 0;
         if (!x->is_write)
             memset(w->base[me], 0, (size_t)bytes); /* past end of file reads as zero, never as stale data */
+        if (leader != f->rank)
+            ferry_trace_send(f->comm, leader, bytes);
         MPI_Win_sync(w->win);
         int nint = (int)(n * 4), total = 0;
         MPI_Gather(&nint, 1, MPI_INT, counts, 1, MPI_INT, 0, nc);

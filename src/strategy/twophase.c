@@ -1,5 +1,7 @@
 #include "strategy/twophase.h"
 #include "core/errors.h"
+#include "core/machine.h"
+#include "core/trace.h"
 #include "strategy/writer.h"
 
 #include <stdlib.h>
@@ -37,8 +39,13 @@ static int post_user_side(ferry_file *f, ferry_tp_plan *plan, int is_write, MPI_
                 r = nr;
                 cap *= 2;
             }
-            if (is_write)
+            if (is_write) {
+                int64_t bytes = 0;
+                for (int64_t q = m0; q < m1; q++)
+                    bytes += o->mlen[q];
+                ferry_trace_send(f->comm, plan->aggs.ranks[a], bytes);
                 MPI_Isend(MPI_BOTTOM, 1, t, plan->aggs.ranks[a], TAG(o->p[i].round), f->comm, &r[n++]);
+            }
             else
                 MPI_Irecv(MPI_BOTTOM, 1, t, plan->aggs.ranks[a], TAG(o->p[i].round), f->comm, &r[n++]);
             MPI_Type_free(&t); /* MPI keeps it alive until the request completes */
@@ -409,6 +416,7 @@ static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B)
                 if (v < len)
                     break;
             }
+            ferry_trace_send(f->comm, w.src[i], valid);
             if (valid == w.bytes[i]) {
                 MPI_Isend(buf, 1, w.types[i], w.src[i], TAG(r), f->comm, &req[i]);
                 continue;
@@ -449,7 +457,8 @@ int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, c
     double t0 = ferry_now();
     int code = ferry_tp_plan_make(f, x, runs, pat, nodes, &plan);
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
-    ferry_aggs_display(f, &plan.aggs, nodes, &plan.d, "two-phase");
+    int topo = f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine();
+    ferry_aggs_display(f, &plan.aggs, nodes, &plan.d, topo ? "two-phase, topology placement" : "two-phase");
     MPI_Request *reqs = NULL;
     int nreq = 0;
     if (post_user_side(f, &plan, x->is_write, &reqs, &nreq) < 0 && code == MPI_SUCCESS)

@@ -1,5 +1,6 @@
 #include "strategy/twophase.h"
 #include "core/errors.h"
+#include "core/machine.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,17 @@ int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *run
     plan->round_bytes = b > 0 ? b : 1;
     plan->out = calloc((size_t)plan->d.n, sizeof *plan->out);
     int local = plan->out && cut(plan, x, runs) == 0 ? 0 : -1;
+    if (f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine()) {
+        double *mine = calloc((size_t)plan->d.n, sizeof *mine);
+        for (int a = 0; mine && plan->out && a < plan->d.n; a++)
+            for (int64_t i = 0; i < plan->out[a].n; i++)
+                mine[a] += (double)plan->out[a].p[i].len;
+        if (!mine)
+            local = -1;
+        /* collective even when this rank failed: a zero row costs nothing */
+        ferry_aggs_place_topology(f, nodes, &plan->d, mine, &plan->aggs);
+        free(mine);
+    }
     /* the exchange runs even after a local failure, so no rank waits forever */
     int ex = exchange_lists(f, plan);
     return local || ex ? ferry_err(MPI_ERR_NO_MEM, "out of memory planning a collective call") : MPI_SUCCESS;

@@ -1,0 +1,98 @@
+#define _GNU_SOURCE
+#include "core/trace.h"
+#include "core/nodes.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct rec {
+    int dst;
+    int64_t bytes;
+} rec;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static rec *recs;
+static size_t n, cap;
+
+int ferry_trace_on(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *p = getenv("FERRY_TRACE");
+        on = p && *p;
+    }
+    return on;
+}
+
+static int world_rank_of(MPI_Comm comm, int r)
+{
+    MPI_Group g, w;
+    int out = r;
+    MPI_Comm_group(comm, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &w);
+    MPI_Group_translate_ranks(g, 1, &r, w, &out);
+    MPI_Group_free(&g);
+    MPI_Group_free(&w);
+    return out;
+}
+
+void ferry_trace_send(MPI_Comm comm, int dst, int64_t bytes)
+{
+    if (!ferry_trace_on() || bytes <= 0)
+        return;
+    int wd = world_rank_of(comm, dst);
+    pthread_mutex_lock(&lock);
+    if (n == cap) {
+        size_t c = cap ? cap * 2 : 256;
+        rec *nr = realloc(recs, c * sizeof *nr);
+        if (!nr) {
+            pthread_mutex_unlock(&lock);
+            return;
+        }
+        recs = nr;
+        cap = c;
+    }
+    recs[n++] = (rec){wd, bytes};
+    pthread_mutex_unlock(&lock);
+}
+
+void ferry_trace_flush(int64_t write_bytes, int64_t write_calls)
+{
+    if (!ferry_trace_on())
+        return;
+    int me = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int ppn = ferry_nodes_virtual_ppn();
+    pthread_mutex_lock(&lock);
+    size_t cap_txt = 256 + n * 64;
+    char *txt = malloc(cap_txt);
+    if (txt) {
+        size_t at = (size_t)snprintf(txt, cap_txt, "{\"ranks\":%d", size);
+        if (ppn > 0)
+            at += (size_t)snprintf(txt + at, cap_txt - at, ",\"ranks_per_node\":%d", ppn);
+        at += (size_t)snprintf(txt + at, cap_txt - at, ",\"messages\":[");
+        for (size_t i = 0; i < n; i++)
+            at += (size_t)snprintf(txt + at, cap_txt - at, "%s{\"src\":%d,\"dst\":%d,\"bytes\":%lld}",
+                                   i ? "," : "", me, recs[i].dst, (long long)recs[i].bytes);
+        at += (size_t)snprintf(txt + at, cap_txt - at, "],\"writes\":[");
+        if (write_bytes > 0)
+            at += (size_t)snprintf(txt + at, cap_txt - at, "{\"rank\":%d,\"bytes\":%lld,\"calls\":%lld}", me,
+                                   (long long)write_bytes, (long long)write_calls);
+        at += (size_t)snprintf(txt + at, cap_txt - at, "]}\n");
+        /* one write of one line: O_APPEND keeps lines from different ranks whole */
+        int fd = open(getenv("FERRY_TRACE"), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            ssize_t w = write(fd, txt, at);
+            (void)w;
+            close(fd);
+        }
+        free(txt);
+    }
+    n = 0;
+    pthread_mutex_unlock(&lock);
+}
