@@ -1,0 +1,211 @@
+/*
+ * Data sieving: many small file runs are covered by one large window per
+ * system call. A read fills the window and scatters the wanted bytes into
+ * the user's buffer; a write reads the window, lays the user's bytes over
+ * it and writes it back, holding an exclusive fcntl lock on the window so a
+ * writer on another rank never has its bytes overwritten by our stale copy.
+ *
+ * Windows start at a run and never span a stretch with no data, so a sparse
+ * access costs what its data costs, not what its extent costs. A run larger
+ * than the window skips the buffer and goes straight to the kernel.
+ */
+#include "core/errors.h"
+#include "strategy/sieve.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+static int64_t window_size(int64_t hint, int64_t lo, int64_t hi)
+{
+    int64_t w = hint > 0 ? hint : 1;
+    return min64(w, hi - lo > 0 ? hi - lo : 1);
+}
+
+static void count_gap(ferry_file *f, int is_write, int64_t *prev_end, int64_t off, int64_t len)
+{
+    if (*prev_end >= 0 && off > *prev_end) {
+        *(is_write ? &f->stats.write_gaps : &f->stats.read_gaps) += 1;
+        *(is_write ? &f->stats.write_gap_bytes : &f->stats.read_gap_bytes) += off - *prev_end;
+    }
+    *prev_end = off + len;
+}
+
+static int64_t sieve_pread(ferry_file *f, char *buf, int64_t len, int64_t off)
+{
+    double t0 = ferry_now();
+    int64_t got = f->fd.drv->pread(&f->fd, buf, len, off);
+    ferry_stats_phase(&f->stats, FERRY_PHASE_READ, t0);
+    if (got >= 0) {
+        f->stats.sys_reads++;
+        f->stats.sys_read_bytes += got;
+        f->stats.sieve_reads++;
+    }
+    return got;
+}
+
+int ferry_sieve_read(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi, int64_t *done)
+{
+    *done = 0;
+    int64_t cap = window_size(f->hints.ind_rd_buffer_size, lo, hi);
+    char *buf = NULL;
+    ferry_runs rs;
+    ferry_mem_walk mw;
+    ferry_runs_init(&rs, &f->view, x->pos, x->bytes);
+    ferry_mem_walk_init(&mw, x->buf, x->mem, x->memcount, 0);
+    int64_t ws = 0, wl = 0, avail = 0; /* window [ws, ws+wl) holds avail bytes (short at EOF) */
+    int64_t prev_end = -1;
+    int code = MPI_SUCCESS;
+    while (ferry_runs_peek(&rs)) {
+        int64_t off = rs.off, len = rs.len;
+        if (off < ws || off >= ws + wl) {
+            if (len >= cap) {
+                /* a run as big as the window: no point copying it through one */
+                count_gap(f, 0, &prev_end, off, len);
+                int64_t got = 0;
+                code = ferry_gather_run(f, &mw, 0, off, len, &got);
+                *done += got;
+                if (code != MPI_SUCCESS || got < len)
+                    break;
+                ferry_runs_consume(&rs, len);
+                continue;
+            }
+            if (!buf && !(buf = malloc((size_t)cap))) {
+                code = ferry_err(MPI_ERR_NO_MEM, "out of memory for the read sieving buffer");
+                break;
+            }
+            ws = off;
+            wl = hi > off + len ? min64(cap, hi - off) : len;
+            avail = sieve_pread(f, buf, wl, ws);
+            if (avail < 0) {
+                code = ferry_err_errno((int)-avail, "read");
+                break;
+            }
+        }
+        int64_t take = min64(len, ws + wl - off);
+        count_gap(f, 0, &prev_end, off, take);
+        int64_t have = min64(take, ws + avail - off);
+        if (have > 0) {
+            ferry_mem_unpack(&mw, buf + (off - ws), have);
+            *done += have;
+        }
+        if (have < take)
+            break; /* end of file */
+        ferry_runs_consume(&rs, take);
+    }
+    free(buf);
+    return code;
+}
+
+/* Scans the runs that fit in a window starting at the next run (on a copy of
+ * the run source): how far the window reaches and how many bytes it writes. */
+static void scan_window(ferry_runs rs, int64_t cap, int64_t *wend, int64_t *covered)
+{
+    int64_t ws = rs.off, limit = ws + cap;
+    *wend = ws;
+    *covered = 0;
+    while (ferry_runs_peek(&rs) && rs.off >= *wend && rs.off < limit) {
+        int64_t take = min64(rs.len, limit - rs.off);
+        *covered += take;
+        *wend = rs.off + take;
+        ferry_runs_consume(&rs, take);
+    }
+}
+
+static int lock_range(ferry_file *f, int held, int64_t off, int64_t len)
+{
+    if (held)
+        return MPI_SUCCESS;
+    int rc = f->fd.drv->lock(&f->fd, off, len, 1);
+    return rc < 0 ? ferry_err_errno(-rc, "lock") : MPI_SUCCESS;
+}
+
+static void unlock_range(ferry_file *f, int held, int64_t off, int64_t len)
+{
+    if (!held)
+        f->fd.drv->unlock(&f->fd, off, len);
+}
+
+/* One window: lock, read it if the runs leave holes, lay the runs over it,
+ * write it back. *wrote = data bytes now in the file. */
+static int write_window(ferry_file *f, ferry_runs *rs, ferry_mem_walk *mw, char *buf, int64_t cap,
+                        int held, int64_t *prev_end, int64_t *wrote)
+{
+    *wrote = 0;
+    int64_t ws = rs->off, wend, covered;
+    scan_window(*rs, cap, &wend, &covered);
+    int64_t wl = wend - ws;
+    int code = lock_range(f, held, ws, wl);
+    if (code != MPI_SUCCESS)
+        return code;
+    if (covered < wl) {
+        int64_t got = sieve_pread(f, buf, wl, ws);
+        if (got < 0) {
+            unlock_range(f, held, ws, wl);
+            return ferry_err_errno((int)-got, "read");
+        }
+        /* past end of file the holes read as zeros, and so must what we write there */
+        if (got < wl)
+            memset(buf + got, 0, (size_t)(wl - got));
+        f->stats.rmw_count++;
+        f->stats.rmw_bytes += wl;
+    }
+    int64_t limit = ws + cap, at = ws;
+    while (ferry_runs_peek(rs) && rs->off >= at && rs->off < limit) {
+        int64_t take = min64(rs->len, limit - rs->off);
+        count_gap(f, 1, prev_end, rs->off, take);
+        ferry_mem_pack(mw, buf + (rs->off - ws), take);
+        at = rs->off + take;
+        ferry_runs_consume(rs, take);
+    }
+    double t0 = ferry_now();
+    int64_t put = f->fd.drv->pwrite(&f->fd, buf, wl, ws);
+    ferry_stats_phase(&f->stats, FERRY_PHASE_WRITE, t0);
+    unlock_range(f, held, ws, wl);
+    if (put < 0)
+        return ferry_err_errno((int)-put, "write");
+    f->stats.sys_writes++;
+    f->stats.sys_write_bytes += put;
+    f->stats.sieve_writes++;
+    *wrote = covered;
+    return MPI_SUCCESS;
+}
+
+int ferry_sieve_write(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi, int held,
+                      int64_t *done)
+{
+    *done = 0;
+    int64_t cap = window_size(f->hints.ind_wr_buffer_size, lo, hi);
+    char *buf = NULL;
+    ferry_runs rs;
+    ferry_mem_walk mw;
+    ferry_runs_init(&rs, &f->view, x->pos, x->bytes);
+    ferry_mem_walk_init(&mw, x->buf, x->mem, x->memcount, 0);
+    int64_t prev_end = -1;
+    int code = MPI_SUCCESS;
+    while (code == MPI_SUCCESS && ferry_runs_peek(&rs)) {
+        int64_t wrote = 0;
+        if (rs.len >= cap) {
+            /* whole run, no read needed; locked so no window of another rank
+             * holds a stale copy of these bytes while we write them */
+            int64_t off = rs.off, len = rs.len;
+            count_gap(f, 1, &prev_end, off, len);
+            code = lock_range(f, held, off, len);
+            if (code != MPI_SUCCESS)
+                break;
+            code = ferry_gather_run(f, &mw, 1, off, len, &wrote);
+            unlock_range(f, held, off, len);
+            ferry_runs_consume(&rs, len);
+        } else {
+            if (!buf && !(buf = malloc((size_t)cap))) {
+                code = ferry_err(MPI_ERR_NO_MEM, "out of memory for the write sieving buffer");
+                break;
+            }
+            code = write_window(f, &rs, &mw, buf, cap, held, &prev_end, &wrote);
+        }
+        *done += wrote;
+    }
+    free(buf);
+    return code;
+}
