@@ -36,5 +36,8 @@ test: build
 demo: build
 	bash scripts/demo.sh
 
+bench: build
+	bash scripts/bench.sh
+
 clean:
 	rm -rf build .deps.stamp

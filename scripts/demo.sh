@@ -1,13 +1,30 @@
 #!/usr/bin/env bash
-# The main job, quick size: an unmodified N:1 program writes, reads back and
-# verifies a shared file through ferry, with ferry's statistics and timers on.
-set -eu
+# make demo: ferry's main job at quick size. Every benchmark pattern (IOR,
+# HACC-IO, MPI-Tile-IO, BT-IO, FLASH-IO) runs under the file-per-process POSIX
+# limit, native MPI-IO and ferry with each strategy and auto, on both MPI
+# builds; the table and the plot paths are printed. Then the at-scale side:
+# ferry-topo's model of a 512-node BG/Q.
+set -u
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-out=$(mktemp -d /tmp/ferry-demo.XXXXXX)
-trap 'rm -rf "$out"' EXIT
-b=build/openmpi
-echo "ferry demo: 4 ranks, segmented N:1, 1 MiB transfers, collective, through ferry (LD_PRELOAD)"
-FERRY_TEST_OUT=$out FERRY_STATS=1 FERRY_TIMERS=1 \
-  mpiexec.openmpi --oversubscribe -n 4 -x LD_PRELOAD="$PWD/$b/lib/libferry.so" \
-  "$b/tests/mpi/t_ior" -t 1048576 -b 4194304 -s 4 -c | grep -v '^REPORT'
+# Debian's python3 has matplotlib (make deps); a python3 earlier on PATH may not
+py=python3
+for c in /usr/bin/python3 python3; do
+  if "$c" -c 'import matplotlib' 2>/dev/null; then py=$c; break; fi
+done
+start=$(date +%s)
+status=0
+"$py" bench/compare.py --quick --builds build/openmpi,build/mpich --out bench/out "$@" || status=$?
+
+topo=build/openmpi/bin/ferry-topo
+echo
+if [ -x "$topo" ]; then
+  echo "== at scale (model, not measured): $topo compare --machine bgq:512 --ppn 16 --bytes-per-rank 1MiB"
+  "$topo" compare --machine bgq:512 --ppn 16 --bytes-per-rank 1MiB || status=1
+else
+  echo "== at scale: $topo is not built; skipped"
+fi
+el=$(( $(date +%s) - start ))
+echo
+echo "demo: finished in $((el / 60))m$((el % 60))s"
+exit $status

@@ -1,0 +1,497 @@
+#!/usr/bin/env python3
+"""ferry's comparison: every benchmark pattern under the file-per-process
+POSIX limit, native MPI-IO and ferry (each collective strategy, and auto).
+
+    bench/compare.py --quick            # make demo: a few minutes
+    bench/compare.py --full             # make bench: as long as it needs
+    bench/compare.py --tiny --builds build/openmpi   # the test of this driver
+
+For each build (one per MPI ABI) and file system, every configuration runs
+once per round, round after round (the first configuration rotates each
+round), so slow drifts of the machine spread over all configurations instead
+of hitting one. One launch of a configuration runs all experiments in turn
+(ferry-bench --then), after a small unmeasured warm-up that takes the
+process's one-time start-up (OMPIO loads its components at the first open,
+ferry sets itself up); every file's own open and close are measured. The
+table shows medians over the rounds, with ratios against the limit and
+against the best native MPI-IO of the same build, file system and run. Every
+number comes from ferry-bench's --json records of this run; nothing is
+assumed. Bandwidth counts open, I/O and close, as IOR does.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+KiB, MiB = 1024, 1024 * 1024
+STRATEGIES = ["independent", "twophase", "local", "auto"]
+HACC_BYTES = 7 * 4 + 8 + 2  # per particle: 7 float32, an int64, a uint16
+BT_POINT = 40               # 5 doubles per grid point
+
+
+def size_name(n):
+    return f"{n // MiB}m" if n % MiB == 0 else f"{n // KiB}k" if n % KiB == 0 else str(n)
+
+
+class Exp:
+    """One experiment: a pattern with fixed arguments. per_rank(P) is the
+    bytes one rank moves, for the file-per-process limit of the same bytes."""
+
+    def __init__(self, name, pattern, args, per_rank, xfer=None):
+        self.name, self.pattern, self.args = name, pattern, [str(a) for a in args]
+        self.per_rank, self.xfer = per_rank, xfer
+
+    def limit_args(self, ranks):
+        b = self.per_rank(ranks)
+        t = min(self.xfer or MiB, b)  # ior: the same transfers; others: 1 MiB calls
+        return ["-a", "posix", "-F", "-t", t, "-b", b, "-s", 1]
+
+
+def ior(xfer, block, segments):
+    return Exp(f"ior-{size_name(xfer)}", "ior", ["-c", "-t", xfer, "-b", block, "-s", segments],
+               lambda P: block * segments, xfer=xfer)
+
+
+def hacc(n, mode="struct"):
+    return Exp("hacc" if mode == "struct" else "hacc-pervar", "hacc", ["-n", n, "--mode", mode],
+               lambda P: HACC_BYTES * n)
+
+
+def tile(sx, sy, elem):
+    return Exp("tile", "tile", ["--sz-tile-x", sx, "--sz-tile-y", sy, "--sz-element", elem],
+               lambda P: sx * sy * elem)
+
+
+def btio(n, steps):
+    return Exp("btio", "btio", ["-n", n, "--steps", steps], lambda P: n ** 3 * BT_POINT * steps // P)
+
+
+def flash(blocks):
+    return Exp("flash", "flash", ["--blocks", blocks], lambda P: blocks * 8 ** 3 * 8 * 24)
+
+
+PROFILES = {
+    # the driver's own test: table and plots from a run of seconds
+    "tiny": dict(rounds=3, fs=["/dev/shm"],
+                 exps=lambda: [ior(16 * KiB, 64 * KiB, 2), ior(64 * KiB, 128 * KiB, 2), tile(64, 64, 8)]),
+    # make demo
+    "quick": dict(rounds=3, fs=["/dev/shm"],
+                  exps=lambda: [ior(64 * KiB, 1 * MiB, 4), ior(1 * MiB, 2 * MiB, 2), hacc(50000),
+                                tile(512, 512, 8), btio(48, 4), flash(16)]),
+    # make bench; hacc at a third of HACC-IO's 1.5 million particles per rank
+    # keeps a round of both modes within a minute on 2 cores
+    "full": dict(rounds=5, fs=["/tmp", "/dev/shm"],
+                 exps=lambda: [ior(8 * KiB, 1 * MiB, 4), ior(64 * KiB, 4 * MiB, 4), ior(1 * MiB, 8 * MiB, 2),
+                               ior(4 * MiB, 8 * MiB, 2), hacc(500000), hacc(500000, "pervar"),
+                               tile(1024, 1024, 16), btio(64, 8), flash(80)]),
+}
+
+
+class Build:
+    """A ferry build directory: its MPI flavour, launcher, ferry-bench, libferry."""
+
+    def __init__(self, path, ranks_by_flavor):
+        self.path = os.path.abspath(path)
+        cache = {}
+        with open(os.path.join(self.path, "CMakeCache.txt")) as f:
+            for line in f:
+                if ":" in line and "=" in line and not line.startswith(("#", "//")):
+                    k, v = line.rstrip("\n").split("=", 1)
+                    cache[k.split(":")[0]] = v
+        self.flavor = cache.get("FERRY_MPI_FLAVOR", "openmpi")
+        self.mpiexec = cache.get("FERRY_MPIEXEC", "mpiexec")
+        self.bench = os.path.join(self.path, "bin", "ferry-bench")
+        self.lib = os.path.join(self.path, "lib", "libferry.so")
+        self.ranks = ranks_by_flavor[self.flavor]
+        self.name = self.flavor
+        for f in (self.bench, self.lib):
+            if not os.path.exists(f):
+                sys.exit(f"compare: {f} is missing: build first (make build)")
+
+    def configs(self):
+        cfgs = [("fpp-posix", "limit", None)]
+        if self.flavor == "openmpi":
+            cfgs += [("ompio", "native", "ompio"), ("romio321", "native", "romio321")]
+        else:
+            cfgs += [("romio", "native", None)]
+        return cfgs + [(f"ferry-{s}", "ferry", s) for s in STRATEGIES]
+
+    def command(self, cfg, exps, workdir, rpn):
+        """One launch of a configuration: an unmeasured warm-up, then every
+        experiment in turn (ferry-bench --then), so MPI starts once per round."""
+        name, kind, detail = cfg
+        if self.flavor == "openmpi":
+            # shared memory only: this is one host, and it halves MPI_Init's cost
+            cmd = [self.mpiexec, "--oversubscribe", "-n", str(self.ranks), "--mca", "pml", "ob1",
+                   "--mca", "btl", "self,vader"]
+            if kind == "native":
+                cmd += ["--mca", "io", detail]
+            setenv = lambda k, v: ["-x", f"{k}={v}"]
+        else:
+            cmd = [self.mpiexec, "-n", str(self.ranks)]
+            setenv = lambda k, v: ["-genv", k, v]
+        if kind == "ferry":
+            cmd += setenv("LD_PRELOAD", self.lib)
+            cmd += setenv("FERRY_HINTS", f"*:ferry_write_strategy={detail}:ferry_read_strategy={detail}")
+            if rpn:
+                cmd += setenv("FERRY_RANKS_PER_NODE", str(rpn))
+        # the warm-up takes the process's one-time start-up (OMPIO loads its
+        # components at the first open, ferry sets itself up): not measured
+        warm = ["-a", "posix", "-F"] if kind == "limit" else ["-c"]
+        cmd += [self.bench, "ior"] + warm + ["-t", "64k", "-b", "256k", "-o", os.path.join(workdir, "warmup.dat"),
+                                             "--json", "--label", "warmup"]
+        for e in exps:
+            pattern, args = (("ior", e.limit_args(self.ranks)) if kind == "limit" else (e.pattern, e.args))
+            cmd += ["--then", pattern] + [str(a) for a in args] + \
+                ["-o", os.path.join(workdir, f"{e.name}.dat"), "--json", "--label", f"{name}|{e.name}"]
+        return cmd
+
+    def has_pattern(self, pattern, env):
+        """flash needs the parallel HDF5 of this MPI; ferry-bench knows whether it has it."""
+        r = subprocess.run([self.mpiexec, "-n", "1", self.bench, pattern, "--help"], env=env,
+                           capture_output=True, text=True, timeout=120)
+        return r.returncode == 0
+
+
+def run_env():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FERRY_") and k != "LD_PRELOAD"}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_btl_vader_single_copy_mechanism="none", OMPI_MCA_rmaps_base_oversubscribe="1",
+               HYDRA_LAUNCHER="fork")
+    return env
+
+
+def launch(cmd, env, timeout):
+    """Run one job; returns (status, json records, stderr). Kills the whole
+    process group of the launcher on timeout."""
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        return "timeout", [], err
+    recs = []
+    for line in out.splitlines():
+        if line.startswith("{"):
+            try:
+                recs.append(json.loads(line))
+            except json.JSONDecodeError:
+                pass
+    return p.returncode, recs, err
+
+
+class Progress:
+    def __init__(self, total):
+        self.total, self.done, self.t0 = total, 0, time.time()
+        self.tty = sys.stderr.isatty()
+
+    def show(self, what):
+        self.done += 1
+        el = int(time.time() - self.t0)
+        line = f"[{self.done:4d}/{self.total} {el // 60:d}m{el % 60:02d}s] {what}"
+        if self.tty:
+            sys.stderr.write("\r\033[K" + line[: shutil.get_terminal_size().columns - 1])
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def end(self):
+        if self.tty:
+            sys.stderr.write("\r\033[K")
+        el = time.time() - self.t0
+        sys.stderr.write(f"compare: {self.done} runs in {el // 60:.0f}m{el % 60:02.0f}s\n")
+
+
+def machine(fs_list):
+    def read(path, key):
+        try:
+            with open(path) as f:
+                for line in f:
+                    if line.startswith(key):
+                        return line.split(":", 1)[1].strip()
+        except OSError:
+            pass
+        return "?"
+
+    def cmd(*c):
+        try:
+            return subprocess.run(c, capture_output=True, text=True, cwd=ROOT, timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return "?"
+    dirty = cmd("git", "status", "--porcelain", "--untracked-files=no", "src")
+    return {
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "host": platform.node(), "kernel": platform.release(), "arch": platform.machine(),
+        "cpu": read("/proc/cpuinfo", "model name"), "cores": os.cpu_count(),
+        "memory": read("/proc/meminfo", "MemTotal"),
+        "filesystems": {fs: cmd("findmnt", "-no", "FSTYPE", "-T", fs) for fs in fs_list},
+        "commit": cmd("git", "rev-parse", "--short", "HEAD") + (" (src/ modified)" if dirty else ""),
+        # other jobs on the machine distort every number: say how busy it was
+        "load_before": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def bandwidth(rec, op):
+    v = (rec.get("bandwidth") or {}).get(op)
+    return v / MiB if v else None
+
+
+def ferry_choice(rec):
+    fs = rec.get("ferry_stats") or {}
+    out = {}
+    for op, kind in (("write", "coll_write"), ("read", "coll_read")):
+        s = ((fs.get(op) or {}).get("strategies") or {}).get(kind) or {}
+        if s.get("strategy") not in (None, "none"):
+            out[op] = {"strategy": s["strategy"], "reason": s.get("reason", "")}
+    return out
+
+
+def summarize(runs):
+    """Medians per (build, fs, experiment, config) and the two ratios."""
+    groups = {}
+    for r in runs:
+        for rec in r["records"]:  # a failed launch still counts for the experiments it finished
+            if rec["verify"]["ok"]:
+                exp = rec["label"].split("|", 1)[1]
+                groups.setdefault((r["build"], r["fs"], exp, r["config"]), []).append(rec)
+    rows = []
+    for (b, fs, e, cfg), recs in groups.items():
+        row = {"build": b, "fs": fs, "exp": e, "config": cfg, "kind": cfg_kind(cfg), "n": len(recs),
+               "ranks": recs[0]["ranks"], "bytes": recs[0]["bytes"]["write"], "xfer": recs[0]["config"].get("xfer")}
+        for op in ("write", "read"):
+            vals = [v for v in (bandwidth(x, op) for x in recs) if v]
+            if vals:
+                row[op] = {"median": statistics.median(vals), "min": min(vals), "max": max(vals)}
+        row["time"] = {k: statistics.median(x["time"][k] for x in recs) for k in recs[0]["time"]}
+        timers = {}
+        for x in recs:
+            for op in ("write", "read"):
+                for k, t in ((((x.get("ferry_stats") or {}).get(op) or {}).get("timers")) or {}).items():
+                    timers.setdefault(k, []).append(t["max"] / len(recs))
+        row["ferry_timers"] = {k: sum(v) for k, v in timers.items()}  # mean over rounds of write+read
+        row["ferry_choice"] = ferry_choice(recs[-1])
+        rows.append(row)
+    # ratios: against the limit and the best native of the same build, fs, experiment
+    for row in rows:
+        peers = [x for x in rows if (x["build"], x["fs"], x["exp"]) == (row["build"], row["fs"], row["exp"])]
+        for op in ("write", "read"):
+            if op not in row:
+                continue
+            lim = [x[op]["median"] for x in peers if x["kind"] == "limit" and op in x]
+            nat = [x[op]["median"] for x in peers if x["kind"] == "native" and op in x]
+            row[op]["x_limit"] = row[op]["median"] / lim[0] if lim else None
+            row[op]["x_native"] = row[op]["median"] / max(nat) if nat else None
+    return rows
+
+
+def cfg_kind(name):
+    return "limit" if name == "fpp-posix" else "ferry" if name.startswith("ferry-") else "native"
+
+
+def table(rows, exp_order, rounds):
+    def num(v, fmt):
+        return fmt.format(v) if v is not None else "-"
+    lines = []
+    keyed = {}
+    for r in rows:
+        keyed.setdefault((r["build"], r["fs"]), []).append(r)
+    for (b, fs), rs in keyed.items():
+        ranks = rs[0]["ranks"]
+        lines.append(f"== {b}, {ranks} ranks, {fs}: medians of {rounds} rounds, MiB/s; "
+                     f"xlim = / file-per-process POSIX, xnat = / best native MPI-IO")
+        lines.append(f"{'experiment':<12} {'config':<18} {'write':>9} {'xlim':>6} {'xnat':>6} "
+                     f"{'read':>9} {'xlim':>6} {'xnat':>6}  ferry chose (write/read)")
+        rs.sort(key=lambda r: (exp_order.get(r["exp"], 99), r["_order"]))
+        last = None
+        for r in rs:
+            w, rd = r.get("write", {}), r.get("read", {})
+            ch = r["ferry_choice"]
+            chose = "/".join(ch[op]["strategy"] if op in ch else "-" for op in ("write", "read")) if ch else ""
+            lines.append(f"{r['exp'] if r['exp'] != last else '':<12} {r['config']:<18} "
+                         f"{num(w.get('median'), '{:9.1f}')} {num(w.get('x_limit'), '{:6.2f}')} "
+                         f"{num(w.get('x_native'), '{:6.2f}')} {num(rd.get('median'), '{:9.1f}')} "
+                         f"{num(rd.get('x_limit'), '{:6.2f}')} {num(rd.get('x_native'), '{:6.2f}')}  {chose}")
+            last = r["exp"]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def markdown(rows, exp_order, rounds, mach, command, plots, notes):
+    out = [f"# ferry benchmark comparison", "",
+           f"- date: {mach['date']}", f"- command: `{command}`",
+           f"- machine: {mach['cpu']}, {mach['cores']} cores, {mach['memory']} RAM, "
+           f"{mach['arch']}, Linux {mach['kernel']}",
+           "- file systems: " + ", ".join(f"`{k}` ({v})" for k, v in mach["filesystems"].items()),
+           f"- ferry commit: {mach['commit']}",
+           f"- load average (1, 5, 15 min) before the run: {mach['load_before']}, after: {mach['load_after']}", ""]
+    out += notes + [""] if notes else []
+    keyed = {}
+    for r in rows:
+        keyed.setdefault((r["build"], r["fs"]), []).append(r)
+    for (b, fs), rs in keyed.items():
+        mpi = rs[0].get("mpi", "")
+        out += [f"## {b} ({mpi}), {rs[0]['ranks']} ranks, `{fs}`", "",
+                f"Medians of {rounds} rounds in MiB/s (min–max in results.json). ×limit: against file-per-process "
+                "POSIX of the same bytes; ×native: against the best native MPI-IO.", "",
+                "| experiment | config | write | ×limit | ×native | read | ×limit | ×native | ferry chose (write / read) |",
+                "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+        rs.sort(key=lambda r: (exp_order.get(r["exp"], 99), r["_order"]))
+        for r in rs:
+            w, rd = r.get("write", {}), r.get("read", {})
+            f = lambda v, p=1: "-" if v is None else f"{v:.{p}f}"
+            ch = r["ferry_choice"]
+            chose = " / ".join(f"{ch[op]['strategy']} ({ch[op]['reason']})" if op in ch else "-"
+                               for op in ("write", "read")) if ch else ""
+            out.append(f"| {r['exp']} | {r['config']} | {f(w.get('median'))} | {f(w.get('x_limit'), 2)} | "
+                       f"{f(w.get('x_native'), 2)} | {f(rd.get('median'))} | {f(rd.get('x_limit'), 2)} | "
+                       f"{f(rd.get('x_native'), 2)} | {chose} |")
+        out.append("")
+    if plots:
+        out += ["## Plots", ""] + [f"- [{os.path.basename(p)}]({os.path.basename(p)})" for p in plots] + [""]
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    prof = ap.add_mutually_exclusive_group()
+    for p in PROFILES:
+        prof.add_argument(f"--{p}", dest="profile", action="store_const", const=p, help=f"the {p} profile")
+    ap.add_argument("--builds", default="build/openmpi,build/mpich", help="comma-separated build directories")
+    ap.add_argument("--out", default=os.path.join(HERE, "out"), help="directory for results.json, tables, plots")
+    ap.add_argument("--rounds", type=int, help="rounds per configuration (at least 3; default per profile)")
+    ap.add_argument("--fs", help="comma-separated directories for the test files (default per profile)")
+    ap.add_argument("--only", help="comma-separated experiment names to run (e.g. ior-64k,tile)")
+    ap.add_argument("--ompi-ranks", type=int, default=8)
+    ap.add_argument("--mpich-ranks", type=int, default=2)
+    ap.add_argument("--ranks-per-node", type=int, default=0,
+                    help="ferry runs treat each K ranks as one node (FERRY_RANKS_PER_NODE)")
+    ap.add_argument("--timeout", type=int, default=1200, help="seconds per launch")
+    ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("--commit", help="the ferry revision the builds were made from (default: this tree's HEAD)")
+    a = ap.parse_args()
+    profile = a.profile or "quick"
+    P = PROFILES[profile]
+    rounds = a.rounds or P["rounds"]
+    if rounds < 3:
+        sys.exit("compare: at least 3 rounds: a median of fewer says little")
+    fs_list = a.fs.split(",") if a.fs else P["fs"]
+    exps = P["exps"]()
+    if a.only:
+        keep = a.only.split(",")
+        exps = [e for e in exps if e.name in keep]
+    exp_order = {e.name: i for i, e in enumerate(exps)}
+    env = run_env()
+    builds = [Build(b, {"openmpi": a.ompi_ranks, "mpich": a.mpich_ranks}) for b in a.builds.split(",") if b]
+    a.out = os.path.abspath(a.out)
+    os.chdir(ROOT)  # paths in the output are relative to the repository
+    os.makedirs(a.out, exist_ok=True)
+    mach = machine(fs_list)
+    if a.commit:
+        mach["commit"] = a.commit
+    command = " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])
+    notes = []
+
+    plan = []  # (build, fs, round, config, experiments)
+    for b in builds:
+        bexps = []
+        for e in exps:
+            if e.pattern in ("flash",) and not b.has_pattern(e.pattern, env):
+                notes.append(f"- {b.name}: `{e.name}` skipped: this ferry-bench has no parallel HDF5 for {b.flavor}")
+                continue
+            bexps.append(e)
+        cfgs = b.configs()
+        for fs in fs_list:
+            for rnd in range(rounds):
+                k = rnd % len(cfgs)  # rotate which configuration goes first
+                for cfg in cfgs[k:] + cfgs[:k]:
+                    plan.append((b, fs, rnd, cfg, bexps))
+    for n in notes:
+        print(n.lstrip("- "), file=sys.stderr)
+    if mach["load_before"][0] > (os.cpu_count() or 1):
+        print(f"compare: warning: the machine is busy (load {mach['load_before'][0]} on {os.cpu_count()} cores); "
+              "the numbers will say more about the other jobs than about I/O", file=sys.stderr)
+
+    runs, failures = [], []
+    prog = Progress(len(plan))
+    workdirs = {fs: os.path.join(fs, f"ferry-bench.{os.getpid()}") for fs in fs_list}
+    for d in workdirs.values():
+        os.makedirs(d, exist_ok=True)
+    try:
+        for b, fs, rnd, cfg, bexps in plan:
+            prog.show(f"{b.name} {b.ranks} ranks {fs} {cfg[0]} (round {rnd + 1}/{rounds}): "
+                      + " ".join(e.name for e in bexps))
+            cmd = b.command(cfg, bexps, workdirs[fs], a.ranks_per_node)
+            t0 = time.time()
+            status, recs, err = launch(cmd, env, a.timeout)
+            recs = [x for x in recs if x.get("label") != "warmup"]
+            run = {"build": b.name, "fs": fs, "config": cfg[0], "round": rnd, "status": status,
+                   "elapsed": round(time.time() - t0, 3), "command": " ".join(cmd), "records": recs}
+            if status != 0 or len(recs) != len(bexps):
+                tail = "\n".join(err.strip().splitlines()[-8:])
+                run["stderr"] = tail
+                failures.append(run)
+                sys.stderr.write(f"\ncompare: FAILED ({status}): {run['command']}\n{tail}\n")
+            runs.append(run)
+    finally:
+        prog.end()
+        for d in workdirs.values():
+            shutil.rmtree(d, ignore_errors=True)
+
+    mach["load_after"] = [round(x, 2) for x in os.getloadavg()]
+    rows = summarize(runs)
+    cfg_order = {c[0]: i for b in builds for i, c in enumerate(b.configs())}
+    mpi_of = {r["build"]: r["records"][0].get("mpi", "") for r in runs if r["records"]}
+    for r in rows:
+        r["_order"] = cfg_order.get(r["config"], 99)
+        r["mpi"] = mpi_of.get(r["build"], "")
+    text = table(rows, exp_order, rounds)
+
+    plots = []
+    if not a.no_plots:
+        try:
+            sys.path.insert(0, HERE)
+            import plots as plotmod
+            plots = plotmod.make_all(rows, exp_order, a.out)
+        except ImportError as ex:
+            print(f"compare: plots skipped: {ex} (make deps installs python3-matplotlib)", file=sys.stderr)
+
+    result = {"tool": "bench/compare.py", "schema": 1, "profile": profile, "command": command,
+              "machine": mach, "rounds": rounds, "notes": notes,
+              "builds": [{"name": b.name, "dir": os.path.relpath(b.path, ROOT), "ranks": b.ranks,
+                          "mpi": mpi_of.get(b.name, "")} for b in builds],
+              "summary": [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows],
+              "runs": runs}
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    with open(os.path.join(a.out, "table.txt"), "w") as f:
+        f.write(text + "\n")
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        f.write(markdown(rows, exp_order, rounds, mach, command, plots, notes))
+
+    print(f"ferry comparison ({profile}), {mach['date']}, {mach['cpu']}, {mach['cores']} cores, "
+          f"commit {mach['commit']}, load average before/after {mach['load_before'][0]}/{mach['load_after'][0]}")
+    print(text)
+    show = lambda p: os.path.relpath(p) if p.startswith(ROOT + os.sep) else p
+    print(f"results: {show(os.path.join(a.out, 'results.json'))}")
+    print(f"tables:  {show(os.path.join(a.out, 'table.txt'))}, {show(os.path.join(a.out, 'table.md'))}")
+    for p in plots:
+        print(f"plot:    {show(p)}")
+    if failures:
+        print(f"compare: {len(failures)} run(s) FAILED; see above and results.json", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
