@@ -79,7 +79,8 @@ struct fb_ctx {
     int64_t corrupt_off;
     /* timing: this rank's seconds per phase, and rank 0's maxima */
     double t_local[FB_NPHASE], t_max[FB_NPHASE], t_start;
-    fb_verify v;
+    fb_verify v;                /* what the pattern read back */
+    fb_verify vf;               /* the file itself, read with pread (fb_check_file) */
     /* ferry */
     const char *ferry;          /* ferry_version() when ferry is loaded, else NULL */
     char stats_path[4096];      /* FERRY_STATS_JSON in effect ("" when ferry is absent) */
@@ -108,6 +109,7 @@ void fb_fill(void *buf, int64_t off, size_t len, uint64_t seed);
 void fb_check(fb_verify *v, const void *buf, int64_t off, size_t len, uint64_t seed, const char *where);
 void fb_check_bytes(fb_verify *v, const void *got, const void *want, int64_t off, size_t len, const char *where);
 int fb_verify_finish(fb_ctx *c);    /* collective; 0 = all bytes matched */
+void fb_check_file(fb_ctx *c, const char *path, int64_t size, uint64_t seed, int shared);
 void fb_corrupt(fb_ctx *c);         /* collective; rank 0 flips one byte when --corrupt-after-write */
 void fb_remove(fb_ctx *c, const char *path); /* rank 0 removes path (collective barrier after) */
 

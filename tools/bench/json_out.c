@@ -166,8 +166,11 @@ static void report_json(fb_ctx *c, int rep)
     json_bw(&b, "write", c->did_write, c->bytes_w, t[FB_WRITE]);
     fb_str_add(&b, ",");
     json_bw(&b, "read", c->did_read, c->bytes_r, t[FB_READ]);
-    fb_str_add(&b, "},\"verify\":{\"ok\":%s,\"bytes_checked\":%lld,\"bad_bytes\":%lld}", c->v.bad ? "false" : "true",
-               (long long)c->v.checked, (long long)c->v.bad);
+    fb_str_add(&b,
+               "},\"verify\":{\"ok\":%s,\"bytes_checked\":%lld,\"bad_bytes\":%lld,\"file_bytes_checked\":%lld,"
+               "\"file_bad_bytes\":%lld}",
+               c->v.bad || c->vf.bad ? "false" : "true", (long long)c->v.checked, (long long)c->v.bad,
+               (long long)c->vf.checked, (long long)c->vf.bad);
     if (c->ferry)
         fb_str_add(&b, ",\"ferry_stats\":{\"write\":%s,\"read\":%s}", c->rec_w ? c->rec_w : "null",
                    c->rec_r ? c->rec_r : "null");
@@ -214,9 +217,13 @@ static void report_text(fb_ctx *c, int rep)
         ferry_choice(&f, c->rec_r, "coll_read");
         ferry_choice(&f, c->rec_r, "ind_read");
     }
+    char fsz[32];
+    fb_format_size(fsz, sizeof fsz, (double)c->vf.checked);
     if (c->did_read)
-        printf("  %3d  verify %s read back: %s%s%s\n", rep, sz, c->v.bad ? "FAILED" : "OK", f.s ? "; ferry:" : "",
-               f.s ? f.s : "");
+        printf("  %3d  verify %s read back: %s%s%s%s%s%s\n", rep, sz, c->v.bad ? "FAILED" : "OK",
+               c->vf.checked || c->vf.bad ? ", file checked with pread: " : "",
+               c->vf.checked || c->vf.bad ? fsz : "", c->vf.checked || c->vf.bad ? (c->vf.bad ? " FAILED" : " OK") : "",
+               f.s ? "; ferry:" : "", f.s ? f.s : "");
     else if (f.s)
         printf("  %3d  ferry:%s\n", rep, f.s);
     free(f.s);

@@ -119,7 +119,8 @@ static int run_segment(fb_ctx *c, int argc, char **argv)
     for (int rep = 0; rep < c->reps && status == 0; rep++) {
         memset(c->t_local, 0, sizeof c->t_local);
         memset(&c->v, 0, sizeof c->v);
-        c->v.first_off = INT64_MAX;
+        memset(&c->vf, 0, sizeof c->vf);
+        c->v.first_off = c->vf.first_off = INT64_MAX;
         c->did_write = c->did_read = 0;
         c->pat->run(c, rep);
         fb_times_reduce(c);

@@ -216,6 +216,7 @@ static void run(fb_ctx *c, int rep)
     for (int s = 0; s < o.steps; s++)
         for (int i = 0; i < p.n; at += p.len[i++])
             fb_check(&c->v, buf + at, s * array + p.off[i], (size_t)p.len[i], seed, c->path);
+    fb_check_file(c, c->path, array * o.steps, seed, 1);
     if (!c->keep)
         fb_remove(c, c->path);
     free(buf);

@@ -163,6 +163,7 @@ static void run(fb_ctx *c, int rep)
         fb_check(&c->v, d.arr[v], d.off[v], (size_t)d.len[v], seed, where);
         free(d.arr[v]);
     }
+    fb_check_file(c, c->path, total, seed, 1);
     if (!c->keep)
         fb_remove(c, c->path);
 }

@@ -202,12 +202,16 @@ static void run(fb_ctx *c, int rep)
         uint64_t seed = fb_seed("ior", rep, o.fpp ? src : 0);
         for (int s = 0; s < o.segments; s++)
             fb_check(&c->v, buf + s * o.block, offset(c, src, s, 0), (size_t)o.block, seed, rpath);
+        if (o.fpp)
+            fb_check_file(c, wpath, per_rank, fb_seed("ior", rep, c->rank), 0);
+        else
+            fb_check_file(c, wpath, per_rank * c->size, seed, 1);
     }
     if (o.w && !c->keep) {
-        MPI_Barrier(MPI_COMM_WORLD); /* nobody still reads a file about to go */
-        if (o.fpp)
+        if (o.fpp) {
+            MPI_Barrier(MPI_COMM_WORLD); /* with -C, rank-1 may still read this rank's file */
             unlink(wpath);
-        else
+        } else
             fb_remove(c, wpath);
     }
     free(buf);

@@ -119,6 +119,7 @@ static void run(fb_ctx *c, int rep)
     c->did_read = 1;
     for (int r = 0; r < o.sz_y; r++)
         fb_check(&c->v, buf + r * row, row_offset(c, r), row, seed, c->path);
+    fb_check_file(c, c->path, c->bytes_w, seed, 1);
     if (!c->keep)
         fb_remove(c, c->path);
     free(buf);

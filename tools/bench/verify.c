@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* splitmix64's finaliser: cheap, and every input bit affects every output bit. */
@@ -99,27 +101,72 @@ void fb_check_bytes(fb_verify *v, const void *got, const void *want, int64_t off
             note_bad(v, off + (int64_t)i, g[i], w[i], where);
 }
 
-int fb_verify_finish(fb_ctx *c)
+/* Sums one verification over the ranks; the rank holding the lowest bad
+ * offset prints it with the totals. Returns the total of bad bytes. */
+static int64_t finish_one(fb_ctx *c, fb_verify *v, const char *what, const char *verb)
 {
-    int64_t mine[2] = {c->v.bad, c->v.checked}, all[2];
+    int64_t mine[2] = {v->bad, v->checked}, all[2];
     MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    c->v.checked = all[1];
+    v->checked = all[1];
     if (all[0] == 0)
         return 0;
-    /* the rank holding the lowest bad offset reports it, with the totals */
-    struct { long off; int rank; } in = {c->v.bad ? (long)c->v.first_off : LONG_MAX, c->rank}, out;
+    struct { long off; int rank; } in = {v->bad ? (long)v->first_off : LONG_MAX, c->rank}, out;
     MPI_Allreduce(&in, &out, 1, MPI_LONG_INT, MPI_MINLOC, MPI_COMM_WORLD);
     if (out.rank == c->rank) {
         fprintf(stderr,
-                "ferry-bench: VERIFY FAILED: %s: %lld of %lld bytes read back differ; first at offset %lld of %s "
-                "(read 0x%02x, expected 0x%02x, rank %d)\n",
-                c->pat->name, (long long)all[0], (long long)all[1], (long long)c->v.first_off, c->v.where, c->v.got,
-                c->v.want, c->rank);
+                "ferry-bench: VERIFY FAILED: %s: %lld of %lld bytes %s differ; first at offset %lld of %s "
+                "(%s 0x%02x, expected 0x%02x, rank %d)\n",
+                c->pat->name, (long long)all[0], (long long)all[1], what, (long long)v->first_off, v->where, verb,
+                v->got, v->want, c->rank);
         fflush(stderr);
     }
-    c->v.bad = all[0];
+    v->bad = all[0];
     MPI_Barrier(MPI_COMM_WORLD); /* the message is out before rank 0 goes on */
-    return 1;
+    return all[0];
+}
+
+int fb_verify_finish(fb_ctx *c)
+{
+    int64_t bad = finish_one(c, &c->v, "read back", "read");
+    bad += finish_one(c, &c->vf, "in the file (checked with pread)", "file holds");
+    return bad != 0;
+}
+
+/* The independent check: what the read-back cannot see. A layout error that
+ * the write and the read make alike (the same wrong offsets both ways) reads
+ * back fine; only the file itself shows it. Every byte of these files is a
+ * function of its offset, so the ranks read it with plain pread, each its
+ * share (shared) or its own file whole, and check it, also its size. */
+void fb_check_file(fb_ctx *c, const char *path, int64_t size, uint64_t seed, int shared)
+{
+    int64_t lo = shared ? size * c->rank / c->size : 0, hi = shared ? size * (c->rank + 1) / c->size : size;
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        fb_die(c, "cannot open %s to check it: %s", path, strerror(errno));
+    char where[4200];
+    snprintf(where, sizeof where, "%s", path);
+    if ((!shared || c->rank == 0) && st.st_size != size) {
+        fprintf(stderr, "ferry-bench: VERIFY FAILED: %s: %s is %lld bytes, expected %lld\n", c->pat->name, path,
+                (long long)st.st_size, (long long)size);
+        c->vf.bad++; /* counted as one bad byte, so the run fails */
+        c->vf.first_off = c->vf.first_off < size ? c->vf.first_off : size;
+        snprintf(c->vf.where, sizeof c->vf.where, "%s (its size)", path);
+    }
+    size_t chunk = 4 << 20;
+    unsigned char *buf = fb_alloc(c, chunk);
+    for (int64_t off = lo; off < hi;) {
+        size_t n = (size_t)(hi - off) < chunk ? (size_t)(hi - off) : chunk;
+        ssize_t got = pread(fd, buf, n, off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break; /* a short file: its size was reported above */
+        fb_check(&c->vf, buf, off, (size_t)got, seed, where);
+        off += got;
+    }
+    free(buf);
+    close(fd);
 }
 
 void fb_corrupt(fb_ctx *c)
@@ -144,6 +191,7 @@ void fb_corrupt(fb_ctx *c)
 
 void fb_remove(fb_ctx *c, const char *path)
 {
+    MPI_Barrier(MPI_COMM_WORLD); /* no rank still uses the file */
     if (c->rank == 0 && unlink(path) != 0 && errno != ENOENT)
         fprintf(stderr, "ferry-bench: cannot remove %s: %s\n", path, strerror(errno));
     MPI_Barrier(MPI_COMM_WORLD);
