@@ -1,5 +1,6 @@
 #include "strategy/twophase.h"
 #include "core/errors.h"
+#include "core/wait.h"
 #include "core/machine.h"
 #include "core/trace.h"
 #include "strategy/writer.h"
@@ -322,7 +323,7 @@ static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
         double t0 = ferry_now();
         for (int i = 0; i < w.ntypes; i++)
             MPI_Irecv(buf, 1, w.types[i], w.src[i], TAG(r), f->comm, &req[i]);
-        MPI_Waitall(w.ntypes, req, MPI_STATUSES_IGNORE);
+        ferry_waitall(w.ntypes, req);
         ferry_stats_phase(&f->stats, FERRY_PHASE_EXCHANGE, t0);
         nruns = 0;
         if (dense) {
@@ -394,7 +395,7 @@ static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B)
             for (int s = 0; s < plan->nsenders; s++)
                 if (skip_round(plan, &plan->senders[s], r) && req)
                     MPI_Isend(NULL, 0, MPI_BYTE, plan->senders[s].rank, TAG(r), f->comm, &req[n++]);
-            MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+            ferry_waitall(n, req);
             round_reset(&w);
             continue;
         }
@@ -440,7 +441,7 @@ static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B)
             free(lens);
             free(disp);
         }
-        MPI_Waitall(w.ntypes, req, MPI_STATUSES_IGNORE);
+        ferry_waitall(w.ntypes, req);
         ferry_stats_phase(&f->stats, FERRY_PHASE_EXCHANGE, t0);
         round_reset(&w);
     }
@@ -468,8 +469,11 @@ int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, c
         err = x->is_write ? aggregate_write(f, &plan, plan.round_bytes)
                           : aggregate_read(f, &plan, plan.round_bytes);
     double t1 = ferry_now();
-    MPI_Status *sts = x->is_write ? MPI_STATUSES_IGNORE : malloc((size_t)(nreq ? nreq : 1) * sizeof *sts);
-    MPI_Waitall(nreq, reqs, sts ? sts : MPI_STATUSES_IGNORE);
+    MPI_Status *sts = x->is_write ? NULL : malloc((size_t)(nreq ? nreq : 1) * sizeof *sts);
+    if (sts)
+        MPI_Waitall(nreq, reqs, sts);
+    else
+        ferry_waitall(nreq, reqs);
     ferry_stats_phase(&f->stats, FERRY_PHASE_EXCHANGE, t1);
     if (x->is_write) {
         *done = x->bytes;

@@ -1,5 +1,6 @@
 #include "strategy/twophase.h"
 #include "core/errors.h"
+#include "core/wait.h"
 #include "core/machine.h"
 
 #include <stdlib.h>
@@ -157,7 +158,7 @@ static int exchange_lists(ferry_file *f, ferry_tp_plan *plan)
         }
         plan->senders[s] = (ferry_tp_sender){st.MPI_SOURCE, l, cnt / 2, 0};
     }
-    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    ferry_waitall(nreq, req);
     for (int a = 0; a < plan->d.n; a++)
         free(lists[a]);
     free(lists);
