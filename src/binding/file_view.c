@@ -1,5 +1,6 @@
 /* Views: set_view, get_view, get_byte_offset, get_type_extent. */
 #include "binding/bind.h"
+#include "core/datarep.h"
 
 #include <string.h>
 
@@ -56,8 +57,19 @@ static int type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *ext_out, MP
     FERRY_FILE(fh, f, fname);
     if (datatype == MPI_DATATYPE_NULL)
         return ferry_raise(f, ferry_err(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL"), fname);
+    /* the extent in the file: other representations size types their way */
+    ferry_rep rep;
+    MPI_Datatype ft = datatype;
+    int made = 0;
+    int rc = ferry_rep_lookup(f->view.datarep, &rep);
+    if (rc == MPI_SUCCESS)
+        rc = ferry_rep_file_type(&rep, datatype, &ft, &made);
+    if (rc != MPI_SUCCESS)
+        return ferry_raise(f, rc, fname);
     MPI_Count lb = 0, extent = 0;
-    MPI_Type_get_extent_x(datatype, &lb, &extent);
+    MPI_Type_get_extent_x(ft, &lb, &extent);
+    if (made)
+        MPI_Type_free(&ft);
     if (ext_out)
         *ext_out = (MPI_Aint)extent;
     if (ext_c)

@@ -1,4 +1,5 @@
 #include "core/io.h"
+#include "core/datarep_io.h"
 #include "core/errors.h"
 #include "strategy/strategy.h"
 
@@ -47,6 +48,9 @@ int ferry_io(ferry_file *f, const ferry_call *c, int local_err, MPI_Status *stat
         else
             x.bytes = x.mem->size * c->count;
     }
+    ferry_stage stage = {0}; /* non-native views move file-side bytes from here on */
+    if (code == MPI_SUCCESS)
+        code = ferry_datarep_stage(f, c, &x, &stage);
     if (code == MPI_SUCCESS && x.bytes % es != 0)
         code = ferry_err(MPI_ERR_IO, "only a whole number of etypes can be accessed");
     if (code == MPI_SUCCESS && x.bytes > 0 && f->view.ft->size == 0)
@@ -82,6 +86,7 @@ int ferry_io(ferry_file *f, const ferry_call *c, int local_err, MPI_Status *stat
         ferry_flat_release(x.mem);
     if (c->where == FERRY_INDIVIDUAL)
         f->fp = start + done / es;
+    done = ferry_datarep_unstage(&stage, c->is_write, done, &code);
     count_call(f, c, done);
     ferry_status_set(status, done);
     return code;

@@ -4,6 +4,7 @@
  * twice per collective transfer, so setting one costs a single allreduce
  * (two barriers more only if a shared pointer was used since the last reset).
  */
+#include "core/datarep.h"
 #include "core/errors.h"
 #include "core/file.h"
 
@@ -120,10 +121,12 @@ static int check_view(ferry_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Da
         return ferry_err(MPI_ERR_TYPE, "etype is MPI_DATATYPE_NULL");
     if (filetype == MPI_DATATYPE_NULL)
         return ferry_err(MPI_ERR_TYPE, "filetype is MPI_DATATYPE_NULL");
-    if (!datarep)
-        return ferry_err(MPI_ERR_UNSUPPORTED_DATAREP, "datarep is NULL");
-    if (strcmp(datarep, "native") && strcmp(datarep, "internal"))
-        return ferry_err(MPI_ERR_UNSUPPORTED_DATAREP, "datarep is not one ferry supports (native, internal)");
+    ferry_rep rep;
+    int rc = ferry_rep_lookup(datarep, &rep);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (strlen(datarep) >= sizeof f->view.datarep)
+        return ferry_err(MPI_ERR_UNSUPPORTED_DATAREP, "datarep name is longer than ferry keeps");
     if (disp < 0 && !(disp == MPI_DISPLACEMENT_CURRENT && (f->amode & MPI_MODE_SEQUENTIAL)))
         return ferry_err(MPI_ERR_ARG, "view displacement is negative");
     if (!committed(f, etype))
@@ -132,7 +135,7 @@ static int check_view(ferry_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Da
         return ferry_err(MPI_ERR_TYPE, "filetype is not committed");
     int writable = !(f->amode & MPI_MODE_RDONLY);
     ferry_flat *et = NULL;
-    int rc = ferry_flat_get(etype, &et);
+    rc = ferry_flat_get(etype, &et);
     if (rc != MPI_SUCCESS)
         return ferry_err(rc, "etype cannot be flattened");
     *esize = et->size;
@@ -143,7 +146,19 @@ static int check_view(ferry_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Da
         return rc;
     if (*esize <= 0)
         return ferry_err(MPI_ERR_TYPE, "etype has size zero");
-    rc = ferry_flat_get(filetype, ft);
+    /* other representations: the view's sizes and layout are the file's */
+    MPI_Datatype fft = filetype;
+    int made = 0;
+    if (rep.kind != FERRY_REP_NATIVE) {
+        rc = ferry_rep_size(&rep, etype, 1, esize);
+        if (rc == MPI_SUCCESS)
+            rc = ferry_rep_file_type(&rep, filetype, &fft, &made);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    rc = ferry_flat_get(fft, ft);
+    if (made)
+        MPI_Type_free(&fft);
     if (rc != MPI_SUCCESS)
         return ferry_err(rc, "filetype cannot be flattened");
     if ((*ft)->size % *esize != 0)
