@@ -8,7 +8,8 @@
  * ferry_ds_threshold. Sieving pays for the holes it reads and one memory copy
  * of the data; direct I/O pays one system call per run. With the threshold
  * taken as what the file system moves in one call's latency, sieving wins
- * exactly when gap + piece is below it.
+ * exactly when gap + piece is below it. Writes also need a mean gap below
+ * FERRY_SIEVE_MAX_HOLE, where their windows stop.
  */
 #include "core/errors.h"
 #include "strategy/sieve.h"
@@ -83,19 +84,29 @@ static int choose_sieve(const ferry_file *f, const ferry_xfer *x, int64_t lo, in
     }
     int64_t runs = runs_of(f, x);
     int64_t stride = runs > 1 ? (hi - lo) / runs : hi - lo;
+    int64_t gap = runs > 1 ? (hi - lo - x->bytes) / (runs - 1) : 0;
+    if (w && gap >= FERRY_SIEVE_MAX_HOLE) {
+        /* write windows stop at such holes: each would hold one run */
+        snprintf(why, cap, "automatic: %lld runs, mean gap %lld B, too wide for write windows", (long long)runs,
+                 (long long)gap);
+        return 0;
+    }
     int sieve = runs > 1 && stride < f->hints.ds_threshold;
     snprintf(why, cap, "automatic: %lld runs, mean stride %lld B %s ferry_ds_threshold %lld B", (long long)runs,
              (long long)stride, sieve ? "below" : "not below", (long long)f->hints.ds_threshold);
     return sieve;
 }
 
-/* A direct write outside atomic mode may land inside another rank's sieving
- * window; a shared lock makes that window wait (or us wait for it), while
- * direct writers never wait for each other. Needed only when some rank of
- * the open can sieve writes (the hints involved agree across ranks). */
-static int peers_may_sieve(const ferry_file *f)
+/* A direct write outside atomic mode may land inside a hole of another
+ * rank's sieving window; a shared lock makes that window wait (or us wait for
+ * it), while direct writers never wait for each other. Not needed when no
+ * rank of the open can sieve writes (the hints involved agree across ranks),
+ * nor for a contiguous write no window hole can hold (sieve.h). */
+static int needs_lock(const ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi)
 {
     if (f->size < 2 || !f->fd_readable)
+        return 0;
+    if (hi - lo == x->bytes && x->bytes >= FERRY_SIEVE_MAX_HOLE)
         return 0;
     if (f->hints.ind_write_strategy == FERRY_IND_DIRECT)
         return 0;
@@ -120,7 +131,7 @@ int ferry_strategy_independent(ferry_file *f, const ferry_xfer *x, int collectiv
     int lock = 0, exclusive = x->is_write;
     if (f->atomic)
         lock = 1;
-    else if (x->is_write && !sieve && peers_may_sieve(f))
+    else if (x->is_write && !sieve && needs_lock(f, x, lo, hi))
         lock = 1, exclusive = 0;
     if (lock) {
         int rc = f->fd.drv->lock(&f->fd, lo, hi - lo, exclusive);

@@ -6,16 +6,59 @@
  * writer on another rank never has its bytes overwritten by our stale copy.
  *
  * Windows start at a run and never span a stretch with no data, so a sparse
- * access costs what its data costs, not what its extent costs. A run larger
- * than the window skips the buffer and goes straight to the kernel.
+ * access costs what its data costs, not what its extent costs; a write
+ * window also stops at a hole of FERRY_SIEVE_MAX_HOLE bytes (see sieve.h).
+ * A run larger than the window skips the buffer and goes straight to the
+ * kernel.
  */
 #include "core/errors.h"
 #include "strategy/sieve.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* One window buffer is kept for the process: a fresh multi-MiB buffer per
+ * call is a fresh mapping, and faulting its pages in costs as much as the
+ * copy out of it. A second caller (threads) gets its own. */
+#define KEEP_MAX ((int64_t)64 << 20)
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *kept;
+static int64_t kept_cap;
+static int kept_busy;
+
+static char *buf_get(int64_t cap)
+{
+    char *b = NULL;
+    pthread_mutex_lock(&kept_lock);
+    if (!kept_busy && cap <= KEEP_MAX) {
+        if (kept_cap < cap) {
+            free(kept);
+            kept = malloc((size_t)cap);
+            kept_cap = kept ? cap : 0;
+        }
+        if (kept) {
+            kept_busy = 1;
+            b = kept;
+        }
+    }
+    pthread_mutex_unlock(&kept_lock);
+    return b ? b : malloc((size_t)cap);
+}
+
+static void buf_put(char *b)
+{
+    if (!b)
+        return;
+    pthread_mutex_lock(&kept_lock);
+    if (b == kept)
+        kept_busy = 0;
+    else
+        free(b);
+    pthread_mutex_unlock(&kept_lock);
+}
 
 static int64_t window_size(int64_t hint, int64_t lo, int64_t hi)
 {
@@ -71,7 +114,7 @@ int ferry_sieve_read(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi,
                 ferry_runs_consume(&rs, len);
                 continue;
             }
-            if (!buf && !(buf = malloc((size_t)cap))) {
+            if (!buf && !(buf = buf_get(cap))) {
                 code = ferry_err(MPI_ERR_NO_MEM, "out of memory for the read sieving buffer");
                 break;
             }
@@ -94,7 +137,7 @@ int ferry_sieve_read(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi,
             break; /* end of file */
         ferry_runs_consume(&rs, take);
     }
-    free(buf);
+    buf_put(buf);
     return code;
 }
 
@@ -105,7 +148,8 @@ static void scan_window(ferry_runs rs, int64_t cap, int64_t *wend, int64_t *cove
     int64_t ws = rs.off, limit = ws + cap;
     *wend = ws;
     *covered = 0;
-    while (ferry_runs_peek(&rs) && rs.off >= *wend && rs.off < limit) {
+    while (ferry_runs_peek(&rs) && rs.off >= *wend && rs.off < limit &&
+           (*covered == 0 || rs.off - *wend < FERRY_SIEVE_MAX_HOLE)) {
         int64_t take = min64(rs.len, limit - rs.off);
         *covered += take;
         *wend = rs.off + take;
@@ -152,7 +196,7 @@ static int write_window(ferry_file *f, ferry_runs *rs, ferry_mem_walk *mw, char 
         f->stats.rmw_bytes += wl;
     }
     int64_t limit = ws + cap, at = ws;
-    while (ferry_runs_peek(rs) && rs->off >= at && rs->off < limit) {
+    while (ferry_runs_peek(rs) && rs->off >= at && rs->off < limit && rs->off < wend) {
         int64_t take = min64(rs->len, limit - rs->off);
         count_gap(f, 1, prev_end, rs->off, take);
         ferry_mem_pack(mw, buf + (rs->off - ws), take);
@@ -198,7 +242,7 @@ int ferry_sieve_write(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi
             unlock_range(f, held, off, len);
             ferry_runs_consume(&rs, len);
         } else {
-            if (!buf && !(buf = malloc((size_t)cap))) {
+            if (!buf && !(buf = buf_get(cap))) {
                 code = ferry_err(MPI_ERR_NO_MEM, "out of memory for the write sieving buffer");
                 break;
             }
@@ -206,6 +250,6 @@ int ferry_sieve_write(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi
         }
         *done += wrote;
     }
-    free(buf);
+    buf_put(buf);
     return code;
 }

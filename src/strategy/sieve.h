@@ -14,6 +14,13 @@
  * the driver's entries-per-call batch outweigh copying them. */
 #define FERRY_PACK_MIN 2048
 
+/* A write window never spans a hole this large. A direct write that lands
+ * inside another rank's window without touching that rank's data lies
+ * within one of the window's holes, so a contiguous direct write of at least
+ * this size can never be caught in one and needs no lock; smaller ones take
+ * a shared lock. */
+#define FERRY_SIEVE_MAX_HOLE 4096
+
 /* The file side of a transfer as contiguous runs that can be consumed in
  * part; a plain value, so a window can be scanned on a copy and then filled. */
 typedef struct ferry_runs {
