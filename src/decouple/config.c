@@ -1,0 +1,81 @@
+/* Settings of the decoupled layer, read once from the environment. */
+#define _GNU_SOURCE
+#include "decouple/decouple.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int64_t env_size(const char *name, int64_t dflt, int64_t min)
+{
+    const char *e = getenv(name);
+    if (!e || !*e)
+        return dflt;
+    char *end;
+    double v = strtod(e, &end);
+    switch (*end) {
+    case 'k': case 'K': v *= 1024.0; break;
+    case 'm': case 'M': v *= 1024.0 * 1024; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
+    default: break;
+    }
+    if (!(v >= (double)min))
+        return min;
+    return v > 9e18 ? INT64_MAX : (int64_t)v;
+}
+
+static double env_double(const char *name, double dflt)
+{
+    const char *e = getenv(name);
+    if (!e || !*e)
+        return dflt;
+    double v = strtod(e, NULL);
+    return v > 0 ? v : dflt;
+}
+
+const dc_config *dc_cfg(void)
+{
+    static dc_config c;
+    static int loaded;
+    if (loaded)
+        return &c;
+    loaded = 1;
+    c.data_procs = (int)env_size("FERRY_DATA_PROCS", 0, 0);
+    const char *s = getenv("FERRY_DECOUPLE_SERVE");
+    c.serve_in_init = s && !strcmp(s, "init");
+    c.timeout = env_double("FERRY_DECOUPLE_TIMEOUT", 60.0);
+    c.heartbeat = c.timeout / 4 < 1.0 ? c.timeout / 4 : 1.0;
+    c.chunk = env_size("FERRY_DECOUPLE_CHUNK", 8 << 20, 4096);
+    c.split = env_size("FERRY_DECOUPLE_SPLIT", (int64_t)64 << 20, 1);
+    c.message = env_size("FERRY_DECOUPLE_MESSAGE", 16 << 20, 4096);
+    if (c.message > (1 << 30))
+        c.message = 1 << 30; /* one message stays far below MPI's int count */
+    c.window = env_size("FERRY_DECOUPLE_WINDOW", (int64_t)256 << 20, 0);
+    c.die_rank = -1;
+#ifdef FERRY_FAULTS
+    const char *f = getenv("FERRY_DECOUPLE_FAULT");
+    if (f && !strncmp(f, "die:", 4)) {
+        char *end;
+        c.die_rank = (int)strtol(f + 4, &end, 10);
+        c.die_after = *end == ':' ? strtol(end + 1, NULL, 10) : 1;
+    }
+#endif
+    return &c;
+}
+
+double dc_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void dc_backoff(int *idle)
+{
+    /* a few quick polls first: a reply that is nearly there costs no sleep */
+    if (++*idle < 32)
+        return;
+    int us = *idle < 64 ? 20 : *idle < 256 ? 100 : 1000;
+    struct timespec t = {0, us * 1000L};
+    nanosleep(&t, NULL);
+}

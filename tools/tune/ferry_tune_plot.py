@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Box plot of a ferry-tune run from its --samples CSV.
+
+usage: ferry_tune_plot.py SAMPLES.csv OUT.png [TITLE]
+
+One box per configuration that has confirm-stage samples (the ones the report
+judges on), ferry's defaults first, native MPI-IO last. Plotting only: every
+number comes from ferry-tune.
+"""
+import csv
+import os
+import sys
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    # a python3 first on PATH (pyenv, venv) may lack the distribution's matplotlib
+    system = "/usr/bin/python3"
+    if os.path.exists(system) and os.path.realpath(sys.executable) != os.path.realpath(system) \
+            and not os.environ.get("FERRY_TUNE_PLOT_REEXEC"):
+        os.environ["FERRY_TUNE_PLOT_REEXEC"] = "1"
+        os.execv(system, [system] + sys.argv)
+    sys.stderr.write("ferry_tune_plot.py: needs matplotlib (apt-get install python3-matplotlib)\n")
+    sys.exit(3)
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.stderr.write(__doc__)
+        return 2
+    confirm = {}
+    with open(sys.argv[1], newline="") as f:
+        for row in csv.DictReader(f):
+            if row["confirm"] == "1":
+                confirm.setdefault(row["configuration"], []).append(float(row["seconds"]))
+    if not confirm:
+        sys.stderr.write("ferry_tune_plot.py: no confirm-stage samples in %s\n" % sys.argv[1])
+        return 1
+
+    def order(name):
+        if name in ("defaults", "ferry defaults"):
+            return (0, 0)
+        if name == "native MPI-IO":
+            return (2, 0)
+        s = sorted(confirm[name])
+        return (1, s[len(s) // 2])
+
+    names = sorted(confirm, key=order)
+    fig, ax = plt.subplots(figsize=(9, 0.5 * len(names) + 1.5))
+    ax.boxplot([confirm[n] for n in names], vert=False, labels=[n.replace(" ", "\n") for n in names])
+    ax.invert_yaxis()
+    ax.set_xlabel("seconds per repetition (lower is better)")
+    if len(sys.argv) > 3:
+        ax.set_title(sys.argv[3])
+    fig.tight_layout()
+    fig.savefig(sys.argv[2], dpi=110)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,735 @@
+/*
+ * ferry-tune: the command line, the probes (what the workload does, what
+ * ferry's defaults are, whether forwarding exists), and the search run
+ * against ferry-bench. See tune.h for the map of the files and
+ * docs/tuning.md for the user's side.
+ */
+#define _GNU_SOURCE
+#include "tune.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef TUNE_MPIEXEC
+#define TUNE_MPIEXEC "mpiexec"
+#endif
+#ifndef TUNE_MPIEXEC_EXTRA
+#define TUNE_MPIEXEC_EXTRA ""
+#endif
+#ifndef TUNE_MPI_FLAVOR
+#define TUNE_MPI_FLAVOR "openmpi"
+#endif
+#ifndef TUNE_BENCH
+#define TUNE_BENCH "ferry-bench"
+#endif
+#ifndef TUNE_LIBFERRY
+#define TUNE_LIBFERRY "libferry.so"
+#endif
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ferry-tune --pattern NAME --ranks N [options] [-- PATTERN OPTIONS]\n"
+            "       ferry-tune --from RUN.json [options]\n"
+            "  Searches ferry's hints for the fastest configuration of a workload and writes it\n"
+            "  as a FERRY_HINTS_FILE. The workload is a ferry-bench pattern (ior, hacc, tile,\n"
+            "  btio, flash; its options after --) or a proxy rebuilt from a FERRY_STATS_JSON\n"
+            "  record (or ferry-bench --json output) of a real run.\n\n"
+            "  --budget T          time budget: 90, 90s, 10m, 1h (default 10m)\n"
+            "  --out FILE          hints file to write (default ferry-hints.txt)\n"
+            "  --report FILE       the report also into FILE (it always goes to stdout)\n"
+            "  --samples FILE      every sample as CSV (for plots)\n"
+            "  --metric M          total | write | read seconds per repetition (default total;\n"
+            "                      --from: the directions the record has)\n"
+            "  --reps N            ferry-bench repetitions per launch, their median is one sample\n"
+            "                      (default: as many as the launch costs itself, 3 to 10)\n"
+            "  --warmup N          extra leading repetitions per launch, not counted (default 0)\n"
+            "  --min-samples N     samples before two configurations are compared (default 3)\n"
+            "  --max-samples N     samples per configuration in the descent (default 8)\n"
+            "  --alpha A           significance of an improvement (default 0.05)\n"
+            "  --min-gain G        smallest improvement worth a hint: 0.03 or 3%% (default 3%%)\n"
+            "  --top N             runners-up confirmed beside the best (default 4)\n"
+            "  --only KEY[=V1|V2]  search only these hints (repeat); with values: exactly these\n"
+            "                      (\"default\" = not set), also for hints outside the space\n"
+            "  --exclude KEY       leave a hint out (repeat)\n"
+            "  --no-native         skip the native MPI-IO reference\n"
+            "  --always-write      write the best hints even when they are within noise\n"
+            "  --file PATH         test file (default $TMPDIR/ferry-tune.PID.dat; or -o after --)\n"
+            "  --ranks N           ranks (--from: default the record's)\n"
+            "  --record N          --from: use record N (1-based) only\n"
+            "  --print-proxy       --from: print the proxy and exit\n"
+            "  --check             --from: run the proxy once under the record's hints, compare its\n"
+            "                      calls, bytes and holes with the record's; exit 1 on a mismatch\n"
+            "  --tolerance F       --check: relative tolerance of bytes and hole bytes (default 0.01)\n"
+            "  --list              print the search space (after the probes) and exit\n"
+            "  --mpiexec PATH  --mpiexec-extra FLAGS  --bench PATH  --libferry PATH\n"
+            "                      override the build's (" TUNE_MPIEXEC ", " TUNE_BENCH ")\n"
+            "  -v, --verbose       print every command    -q, --quiet  no progress lines\n");
+}
+
+/* ---- small parsers ---- */
+
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0)
+        return -1;
+    if (!strcmp(end, "") || !strcmp(end, "s"))
+        *out = v;
+    else if (!strcmp(end, "m") || !strcmp(end, "min"))
+        *out = v * 60;
+    else if (!strcmp(end, "h"))
+        *out = v * 3600;
+    else
+        return -1;
+    return 0;
+}
+
+static int parse_int(const char *s, int lo, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > 1000000)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_frac(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s)
+        return -1;
+    if (*end == '%')
+        v /= 100, end++;
+    if (*end || v < 0 || v >= 1)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static double wall(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---- the search's callbacks ---- */
+
+typedef struct {
+    tune_run_cfg *run;
+    tune_space *space;
+    int ref_native, ref_default;
+    int quiet;
+    char err[1024];
+} tuner;
+
+static const char *last_error(void *ctx) { return ((tuner *)ctx)->err; }
+
+static int measure(void *ctx, const int *v, double timeout, double *cost)
+{
+    tuner *t = ctx;
+    char hints[TUNE_HINT_LEN * 2];
+    tune_space_hints(t->space, v, t->run->fixed, hints, sizeof hints);
+    tune_run_out o;
+    int rc = tune_run(t->run, 1, hints, timeout, &o);
+    if (rc == 0)
+        *cost = o.cost;
+    snprintf(t->err, sizeof t->err, "%s", o.err);
+    tune_run_out_free(&o);
+    return rc;
+}
+
+static int measure_ref(void *ctx, int ref, double timeout, double *cost)
+{
+    tuner *t = ctx;
+    tune_run_out o;
+    char fixed[600] = "";
+    if (t->run->fixed[0])
+        snprintf(fixed, sizeof fixed, "*:%s", t->run->fixed);
+    int rc = ref == t->ref_native ? tune_run(t->run, 0, NULL, timeout, &o) : tune_run(t->run, 1, fixed, timeout, &o);
+    if (rc == 0)
+        *cost = o.cost;
+    snprintf(t->err, sizeof t->err, "%s", o.err);
+    tune_run_out_free(&o);
+    return rc;
+}
+
+static void canon(void *ctx, int *v) { tune_space_canon(((tuner *)ctx)->space, v); }
+static double now_cb(void *ctx)
+{
+    (void)ctx;
+    return wall();
+}
+static void describe(void *ctx, const int *v, char *buf, size_t len)
+{
+    tune_space_describe(((tuner *)ctx)->space, v, buf, len);
+}
+
+static void on_signal(int sig)
+{
+    tune_run_interrupt();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* ---- probes ---- */
+
+static const tj *stats_record(const tj *run, int write)
+{
+    const tj *r = tj_at(run, write ? "ferry_stats.write" : "ferry_stats.read");
+    return r && r->type == TJ_OBJ ? r : NULL;
+}
+
+/* What the workload does under ferry's defaults. Keeps the probe's output
+ * alive in *keep: facts->defaults points into it. */
+static int probe(tune_run_cfg *run, tune_facts *f, tune_run_out *keep, double *bytes)
+{
+    tune_run_cfg one = *run;
+    one.reps = 1;
+    one.warmup = 0;
+    char fixed[600] = "";
+    if (run->fixed[0])
+        snprintf(fixed, sizeof fixed, "*:%s", run->fixed);
+    if (tune_run(&one, 1, fixed, 600, keep) != 0) {
+        fprintf(stderr, "ferry-tune: the workload does not run under ferry's defaults: %s\n", keep->err);
+        return -1;
+    }
+    const tj *last = &keep->last;
+    snprintf(f->ferry, sizeof f->ferry, "%s", tj_str(last, "ferry", "ferry not loaded?"));
+    snprintf(f->mpi, sizeof f->mpi, "%s", tj_str(last, "mpi", "?"));
+    if (!tj_at(last, "ferry") || tj_at(last, "ferry")->type != TJ_STR) {
+        fprintf(stderr, "ferry-tune: ferry-bench did not see ferry loaded (LD_PRELOAD=%s)\n", run->libferry);
+        return -1;
+    }
+    const tj *w = stats_record(last, 1), *r = stats_record(last, 0);
+    f->ranks = run->ranks;
+    f->nodes = 1;
+    for (int k = 0; k < 2; k++) {
+        const tj *rec = k ? r : w;
+        if (!rec)
+            continue;
+        f->nodes = (int)tj_num(rec, "nodes", f->nodes);
+        tune_shape s;
+        tune_shape_of_record(rec, k == 0, &s);
+        int *coll = k ? &f->coll_r : &f->coll_w, *ind = k ? &f->ind_r : &f->ind_w, *gaps = k ? &f->gaps_r : &f->gaps_w;
+        *coll = tj_num(rec, k ? "counters.coll_reads" : "counters.coll_writes", 0) > 0;
+        *ind = tj_num(rec, k ? "counters.ind_reads" : "counters.ind_writes", 0) > 0;
+        *gaps = !s.present ? 0 : s.gaps < 0 ? -1 : s.gaps > 0;
+        /* known only when the default run took the independent path */
+        int ind_path = *ind || !strcmp(s.strategy, "independent");
+        *(k ? &f->sieved_r : &f->sieved_w) =
+            !ind_path ? -1 : tj_num(rec, k ? "counters.sieve_reads" : "counters.sieve_writes", 0) > 0;
+        const char *kind = k ? "strategies.coll_read" : "strategies.coll_write";
+        char key[96];
+        snprintf(key, sizeof key, "%s.strategy", kind);
+        snprintf(k ? f->chosen_r : f->chosen_w, sizeof f->chosen_w, "%s", *coll ? tj_str(rec, key, "") : "");
+        snprintf(key, sizeof key, "%s.reason", kind);
+        snprintf(k ? f->reason_r : f->reason_w, sizeof f->reason_w, "%s", *coll ? tj_str(rec, key, "") : "");
+        const tj *h = tj_at(rec, "hints");
+        if (h && h->type == TJ_OBJ && !f->have_defaults) {
+            f->defaults = *h; /* shallow: owned by *keep */
+            f->have_defaults = 1;
+        }
+    }
+    if (!w && !r) {
+        fprintf(stderr, "ferry-tune: the default run left no ferry statistics record\n");
+        return -1;
+    }
+    f->ppn = (f->ranks + f->nodes - 1) / (f->nodes > 0 ? f->nodes : 1);
+    f->probe_cost = keep->cost;
+    f->probe_wall = keep->wall;
+    *bytes = (run->metric != TUNE_METRIC_READ ? keep->bytes_w : 0) + (run->metric != TUNE_METRIC_WRITE ? keep->bytes_r : 0);
+    return 0;
+}
+
+/* Does the library forward? A tiny noncontiguous run that asks for it:
+ * forwarding exists when the record names it as the strategy used. */
+static int probe_forward(const tune_run_cfg *run, const char *file)
+{
+    if (run->ranks < 2)
+        return 0;
+    tune_run_cfg t = *run;
+    t.pattern = "tile";
+    char *args[] = {"--sz-tile-x", "8", "--sz-tile-y", "4", "-o", (char *)file};
+    memcpy(t.args, args, sizeof args);
+    t.nargs = 6;
+    t.ranks = 2;
+    t.reps = 1;
+    t.warmup = 0;
+    t.metric = TUNE_METRIC_TOTAL;
+    tune_run_out o;
+    int found = 0;
+    if (tune_run(&t, 1,
+                 "*:ferry_write_strategy=independent:ferry_read_strategy=independent:"
+                 "ferry_ind_write_strategy=forward:ferry_ind_read_strategy=forward",
+                 120, &o) == 0)
+        for (int k = 0; k < 2; k++) {
+            const tj *rec = stats_record(&o.last, k == 0);
+            const char *s = rec ? tj_str(rec, k ? "strategies.coll_read.strategy" : "strategies.coll_write.strategy", "")
+                                : "";
+            found |= !strcmp(s, "forward");
+        }
+    tune_run_out_free(&o);
+    return found;
+}
+
+static int striped_fs(const char *file)
+{
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s", file);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    struct statfs s;
+    if (statfs(dir, &s) != 0)
+        return 0;
+    unsigned long m = (unsigned long)s.f_type;
+    return m == 0x0BD00BD0UL /* Lustre */ || m == 0x47504653UL /* GPFS */;
+}
+
+/* ---- --check: the proxy against the record ---- */
+
+static int check_proxy(tune_run_cfg *run, const tune_proxy *p, double tol)
+{
+    char hints[TUNE_HINT_LEN + 8] = "";
+    if (p->record_hints[0])
+        snprintf(hints, sizeof hints, "*:%s", p->record_hints);
+    tune_run_cfg one = *run;
+    one.reps = 1;
+    one.warmup = 0;
+    one.fixed = "";
+    tune_run_out o;
+    if (tune_run(&one, 1, hints, 600, &o) != 0) {
+        fprintf(stderr, "ferry-tune: the proxy failed: %s\n", o.err);
+        return 1;
+    }
+    int bad = 0;
+    printf("proxy check: the proxy run under the record's hints against the record\n");
+    printf("  %-6s %-10s %16s %16s  %s\n", "", "", "record", "proxy", "");
+    for (int d = 0; d < 2; d++) {
+        const tune_shape *t = &p->target[d];
+        if (!t->present)
+            continue;
+        const tj *rec = stats_record(&o.last, d == 0);
+        tune_shape s;
+        memset(&s, 0, sizeof s);
+        if (rec)
+            tune_shape_of_record(rec, d == 0, &s);
+        struct {
+            const char *name;
+            double want, got, tol;
+        } rows[] = {
+            {"calls", t->calls, s.calls, 0},
+            {"bytes", t->bytes, s.bytes, tol},
+            {"holes", t->gaps, s.gaps, 0},
+            {"hole bytes", t->gap_bytes, s.gap_bytes, tol},
+        };
+        for (int i = 0; i < 4; i++) {
+            double w = rows[i].want, g = rows[i].got;
+            int ok = fabs(g - w) <= rows[i].tol * fabs(w) + 0.5;
+            if (w < 0 && g < 0)
+                ok = 1; /* not counted in either: a collective strategy served both */
+            bad += !ok;
+            printf("  %-6s %-10s %16.0f %16.0f  %s\n", d ? "read" : "write", rows[i].name, w, g,
+                   ok ? "ok" : "MISMATCH");
+        }
+        if (s.coll != t->coll && !p->fixed[0]) {
+            printf("  %-6s collective/independent differ\n", d ? "read" : "write");
+            bad++;
+        }
+    }
+    tune_run_out_free(&o);
+    printf("proxy check: %s\n", bad ? "MISMATCH" : "the proxy reproduces the record's counts");
+    return bad ? 1 : 0;
+}
+
+/* ---- main ---- */
+
+int main(int argc, char **argv)
+{
+    tune_run_cfg run = {0};
+    tune_options opt;
+    tune_options_default(&opt);
+    tune_space_opts so = {0};
+    const char *from = NULL, *out = "ferry-hints.txt", *report_path = NULL, *samples = NULL, *file = NULL;
+    int ranks = 0, record = 0, print_proxy = 0, check = 0, list = 0, native = 1, always_write = 0, quiet = 0;
+    int metric_set = 0;
+    double budget = 600, tol = 0.01;
+    run.mpiexec = TUNE_MPIEXEC;
+    run.mpiexec_extra = TUNE_MPIEXEC_EXTRA;
+    run.flavor = TUNE_MPI_FLAVOR;
+    run.bench = TUNE_BENCH;
+    run.libferry = TUNE_LIBFERRY;
+    run.reps = 0; /* auto, after the probe */
+    run.fixed = "";
+    const char *tmp = getenv("TMPDIR");
+    run.tmpdir = tmp && *tmp ? tmp : "/tmp";
+
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define VAL()                                                                                                          \
+    do {                                                                                                               \
+        if (!v) {                                                                                                      \
+            fprintf(stderr, "ferry-tune: %s needs a value\n", a);                                                      \
+            return 2;                                                                                                  \
+        }                                                                                                              \
+        i++;                                                                                                           \
+    } while (0)
+#define BAD()                                                                                                          \
+    do {                                                                                                               \
+        fprintf(stderr, "ferry-tune: bad value for %s: %s\n", a, v);                                                   \
+        return 2;                                                                                                      \
+    } while (0)
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--pattern")) {
+            VAL();
+            run.pattern = v;
+        } else if (!strcmp(a, "--from")) {
+            VAL();
+            from = v;
+        } else if (!strcmp(a, "--ranks")) {
+            VAL();
+            if (parse_int(v, 1, &ranks))
+                BAD();
+        } else if (!strcmp(a, "--budget")) {
+            VAL();
+            if (parse_seconds(v, &budget) || budget <= 0)
+                BAD();
+        } else if (!strcmp(a, "--out")) {
+            VAL();
+            out = v;
+        } else if (!strcmp(a, "--report")) {
+            VAL();
+            report_path = v;
+        } else if (!strcmp(a, "--samples")) {
+            VAL();
+            samples = v;
+        } else if (!strcmp(a, "--metric")) {
+            VAL();
+            metric_set = 1;
+            if (!strcmp(v, "total"))
+                run.metric = TUNE_METRIC_TOTAL;
+            else if (!strcmp(v, "write"))
+                run.metric = TUNE_METRIC_WRITE;
+            else if (!strcmp(v, "read"))
+                run.metric = TUNE_METRIC_READ;
+            else
+                BAD();
+        } else if (!strcmp(a, "--reps")) {
+            VAL();
+            if (parse_int(v, 1, &run.reps))
+                BAD();
+        } else if (!strcmp(a, "--warmup")) {
+            VAL();
+            if (parse_int(v, 0, &run.warmup))
+                BAD();
+        } else if (!strcmp(a, "--min-samples")) {
+            VAL();
+            if (parse_int(v, 1, &opt.min_samples))
+                BAD();
+        } else if (!strcmp(a, "--max-samples")) {
+            VAL();
+            if (parse_int(v, 1, &opt.max_samples))
+                BAD();
+        } else if (!strcmp(a, "--alpha")) {
+            VAL();
+            if (parse_frac(v, &opt.alpha) || opt.alpha <= 0)
+                BAD();
+        } else if (!strcmp(a, "--min-gain")) {
+            VAL();
+            if (parse_frac(v, &opt.min_gain))
+                BAD();
+        } else if (!strcmp(a, "--top")) {
+            VAL();
+            if (parse_int(v, 0, &opt.top))
+                BAD();
+        } else if (!strcmp(a, "--only")) {
+            VAL();
+            if (so.nonly < TUNE_MAX_DIMS)
+                so.only[so.nonly++] = (char *)v;
+        } else if (!strcmp(a, "--exclude")) {
+            VAL();
+            if (so.nexclude < TUNE_MAX_DIMS)
+                so.exclude[so.nexclude++] = (char *)v;
+        } else if (!strcmp(a, "--no-native"))
+            native = 0;
+        else if (!strcmp(a, "--always-write"))
+            always_write = 1;
+        else if (!strcmp(a, "--file")) {
+            VAL();
+            file = v;
+        } else if (!strcmp(a, "--record")) {
+            VAL();
+            if (parse_int(v, 1, &record))
+                BAD();
+        } else if (!strcmp(a, "--print-proxy"))
+            print_proxy = 1;
+        else if (!strcmp(a, "--check"))
+            check = 1;
+        else if (!strcmp(a, "--tolerance")) {
+            VAL();
+            if (parse_frac(v, &tol))
+                BAD();
+        } else if (!strcmp(a, "--list"))
+            list = 1;
+        else if (!strcmp(a, "--mpiexec")) {
+            VAL();
+            run.mpiexec = v;
+        } else if (!strcmp(a, "--mpiexec-extra")) {
+            VAL();
+            run.mpiexec_extra = v;
+        } else if (!strcmp(a, "--bench")) {
+            VAL();
+            run.bench = v;
+        } else if (!strcmp(a, "--libferry")) {
+            VAL();
+            run.libferry = v;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
+            run.verbose = 1;
+        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+            quiet = 1;
+        else {
+            fprintf(stderr, "ferry-tune: unknown option '%s' (see --help)\n", a);
+            return 2;
+        }
+#undef VAL
+#undef BAD
+    }
+    if (!!run.pattern == !!from) {
+        fprintf(stderr, "ferry-tune: give either --pattern NAME or --from RUN.json (see --help)\n");
+        return 2;
+    }
+    if (opt.max_samples < opt.min_samples)
+        opt.max_samples = opt.min_samples;
+
+    /* the test file */
+    static char own_file[4200];
+    snprintf(own_file, sizeof own_file, "%s/ferry-tune.%ld.dat", run.tmpdir, (long)getpid());
+    const char *test_file = file ? file : own_file;
+
+    tune_proxy proxy;
+    memset(&proxy, 0, sizeof proxy);
+    if (from) {
+        char err[512];
+        if (tune_proxy_from_file(from, record, &proxy, err, sizeof err) != 0) {
+            fprintf(stderr, "ferry-tune: %s\n", err);
+            return 2;
+        }
+        if (print_proxy) {
+            tune_proxy_print(&proxy, stdout);
+            tune_proxy_free(&proxy);
+            return 0;
+        }
+        run.pattern = proxy.pattern;
+        for (int k = 0; k < proxy.nargs; k++)
+            run.args[run.nargs++] = proxy.args[k];
+        run.ranks = ranks ? ranks : proxy.ranks;
+        if (!metric_set)
+            run.metric = proxy.metric;
+        run.fixed = proxy.fixed;
+        if (i < argc)
+            fprintf(stderr, "ferry-tune: pattern options after -- are ignored with --from\n");
+    } else {
+        if (!ranks) {
+            fprintf(stderr, "ferry-tune: --pattern needs --ranks N\n");
+            return 2;
+        }
+        run.ranks = ranks;
+        for (; i < argc && run.nargs < TUNE_MAX_ARGS - 2; i++) {
+            const char *a = argv[i];
+            if (!strcmp(a, "-i") || !strcmp(a, "--json") || !strncmp(a, "--json=", 7) || !strcmp(a, "-h") ||
+                !strcmp(a, "--help") || !strcmp(a, "--then")) {
+                fprintf(stderr, "ferry-tune: ferry-bench option %s is the tuner's (use --reps)\n", a);
+                return 2;
+            }
+            if (!strcmp(a, "-o") && i + 1 < argc)
+                test_file = argv[i + 1];
+            run.args[run.nargs++] = argv[i];
+        }
+    }
+    int user_o = 0;
+    for (int k = 0; k < run.nargs; k++)
+        user_o |= !strcmp(run.args[k], "-o");
+    if (!user_o) {
+        run.args[run.nargs++] = "-o";
+        run.args[run.nargs++] = (char *)test_file;
+    }
+
+    /* a clean environment: the runs decide every hint themselves */
+    static const char *const owned[] = {"FERRY_HINTS", "FERRY_HINTS_FILE", "FERRY_STATS_JSON", "FERRY_STATS",
+                                        "FERRY_TIMERS", "FERRY_HINTS_DISPLAY", "FERRY_TRACE"};
+    for (size_t k = 0; k < sizeof owned / sizeof owned[0]; k++)
+        if (getenv(owned[k])) {
+            if (!quiet)
+                fprintf(stderr, "ferry-tune: %s is set; unset for the runs\n", owned[k]);
+            unsetenv(owned[k]);
+        }
+    if (!strcmp(run.flavor, "openmpi") && geteuid() == 0) {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+    static char extra[1024];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(extra, sizeof extra, "%s", run.mpiexec_extra);
+    if (!strcmp(run.flavor, "openmpi") && run.ranks > cpus && !strstr(extra, "oversubscribe")) {
+        size_t n = strlen(extra);
+        snprintf(extra + n, sizeof extra - n, "%s--oversubscribe", n ? " " : "");
+    }
+    run.mpiexec_extra = extra;
+    if (!strcmp(run.flavor, "mpich") && run.ranks > cpus && !quiet)
+        fprintf(stderr, "ferry-tune: warning: %d MPICH ranks on %ld cores busy-wait for each other; timings will "
+                        "mostly measure that\n",
+                run.ranks, cpus);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+
+    double t0 = wall();
+    time_t started = time(NULL);
+    char stamp[64];
+    strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M", localtime(&started));
+
+    if (check) {
+        if (!from) {
+            fprintf(stderr, "ferry-tune: --check needs --from\n");
+            return 2;
+        }
+        tune_proxy_print(&proxy, stdout);
+        int rc = check_proxy(&run, &proxy, tol);
+        tune_proxy_free(&proxy);
+        return rc;
+    }
+
+    /* probes */
+    tune_facts facts;
+    memset(&facts, 0, sizeof facts);
+    tune_run_out probe_out;
+    double bytes = 0;
+    if (!quiet)
+        fprintf(stderr, "ferry-tune: probing the workload under ferry's defaults\n");
+    if (probe(&run, &facts, &probe_out, &bytes) != 0)
+        return 1;
+    if (run.reps == 0) {
+        /* as many repetitions per launch as fit in the launch's own cost
+         * (start-up, file creation): half of each launch then measures */
+        double per = facts.probe_cost > 0 ? facts.probe_cost : 1, over = facts.probe_wall - per;
+        int n = (int)(over / per + 0.5);
+        run.reps = n < 3 ? 3 : n > 10 ? 10 : n;
+        if (!quiet)
+            fprintf(stderr, "ferry-tune: one repetition takes %.3f s, a launch %.1f s: %d repetitions per launch\n",
+                    per, facts.probe_wall, run.reps);
+    }
+    if (facts.ind_w || facts.coll_w || facts.ind_r || facts.coll_r) {
+        char fwd_file[4300];
+        snprintf(fwd_file, sizeof fwd_file, "%s.forward", test_file);
+        facts.forward = probe_forward(&run, fwd_file);
+    }
+    const char *topo = getenv("FERRY_TOPOLOGY");
+    facts.topology = topo && *topo;
+    facts.striped_fs = striped_fs(test_file);
+
+    tune_space space;
+    char err[512];
+    if (tune_space_build(&space, &facts, &so, err, sizeof err) != 0) {
+        fprintf(stderr, "ferry-tune: %s\n", err);
+        return 2;
+    }
+    if (list || !quiet)
+        tune_space_print(&space, list ? stdout : stderr);
+    if (list)
+        return 0;
+
+    tuner t = {.run = &run, .space = &space, .ref_native = -1, .ref_default = -1, .quiet = quiet};
+    tune_problem *pb = &space.pb;
+    pb->nrefs = 0;
+    if (native)
+        t.ref_native = pb->nrefs++;
+    if (!space.origin_is_default)
+        t.ref_default = pb->nrefs++;
+    if (t.ref_native >= 0)
+        pb->ref_name[t.ref_native] = "native MPI-IO";
+    if (t.ref_default >= 0)
+        pb->ref_name[t.ref_default] = "ferry defaults";
+    pb->last_error = last_error;
+    pb->measure = measure;
+    pb->measure_ref = measure_ref;
+    pb->canon = canon;
+    pb->now = now_cb;
+    pb->ctx = &t;
+    opt.log = quiet ? NULL : stderr;
+    opt.describe = describe;
+    /* what the probes left, less a margin for the last kill and the report */
+    double left = budget - (wall() - t0);
+    opt.budget = left - (left / 100 > 1 ? left / 100 : 1);
+    if (opt.budget <= 0) {
+        fprintf(stderr, "ferry-tune: the probes used the whole budget (%.0f s)\n", budget);
+        return 1;
+    }
+    tune_result res;
+    if (tune_search(pb, &opt, &res) != 0) {
+        fprintf(stderr, "ferry-tune: ferry's default configuration could not be measured within the budget\n");
+        return 1;
+    }
+
+    tune_report rep = {
+        .run = &run,
+        .space = &space,
+        .facts = &facts,
+        .res = &res,
+        .opts = &opt,
+        .proxy = from ? &proxy : NULL,
+        .ref_native = t.ref_native,
+        .ref_default = t.ref_default,
+        .hints_out = out,
+        .always_write = always_write,
+        .bytes = bytes,
+        .budget = budget,
+        .spent_total = wall() - t0,
+        .started = stamp,
+    };
+    int status = 0;
+    if (tune_write_hints(&rep, out) != 0) {
+        fprintf(stderr, "ferry-tune: cannot write %s: %s\n", out, strerror(errno));
+        status = 1;
+    }
+    tune_print_report(&rep, stdout);
+    if (report_path) {
+        FILE *f = fopen(report_path, "w");
+        if (f) {
+            tune_print_report(&rep, f);
+            fclose(f);
+        } else {
+            fprintf(stderr, "ferry-tune: cannot write %s: %s\n", report_path, strerror(errno));
+            status = 1;
+        }
+    }
+    if (samples && tune_write_samples(&rep, samples) != 0) {
+        fprintf(stderr, "ferry-tune: cannot write %s: %s\n", samples, strerror(errno));
+        status = 1;
+    }
+    tune_result_free(&res);
+    tune_space_free(&space);
+    tune_run_out_free(&probe_out);
+    tune_proxy_free(&proxy);
+    return status;
+}
