@@ -75,7 +75,7 @@ int ferry_io(ferry_file *f, const ferry_call *c, int local_err, MPI_Status *stat
     }
     if (start > INT64_MAX / es)
         code = code ? code : ferry_err(MPI_ERR_ARG, "offset is out of range");
-    x.pos = start * es;
+    x.pos = start <= INT64_MAX / es ? start * es : 0;
 
     int64_t done = 0;
     if (c->collective)
@@ -109,10 +109,13 @@ int ferry_io_nonblocking(ferry_file *f, const ferry_call *c, int local_err, MPI_
 
 int ferry_io_split_begin(ferry_file *f, const ferry_call *c, int local_err)
 {
-    if (local_err == MPI_SUCCESS && f->split.active)
+    int busy = f->split.active;
+    if (local_err == MPI_SUCCESS && busy)
         local_err = ferry_err(MPI_ERR_OTHER, "a split collective is already active on this file");
     MPI_Status st;
     int code = ferry_io(f, c, local_err, &st);
+    if (busy)
+        return code; /* the active split keeps its state for its own end */
     MPI_Count bytes = 0;
     MPI_Get_elements_x(&st, MPI_BYTE, &bytes);
     f->split.active = 1;
