@@ -262,7 +262,7 @@ int ferry_sl_replicate(ferry_seglist *l, const ferry_seg *src, int64_t nsrc, int
             return ferry_sl_append(l, off, s->len, tot, s->stride);
     }
     /* Appending into the list being read would invalidate src. */
-    if (src >= l->v && src < l->v + l->cap)
+    if (l->v && src >= l->v && src < l->v + l->cap)
         return MPI_ERR_INTERN;
     int64_t pbytes = 0;
     for (int64_t i = 0; i < nsrc; i++)
