@@ -1,6 +1,56 @@
 #include "core/nodes.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* Which ranks share a node is a property of the processes, not of a file:
+ * one layout per distinct group of ranks, kept until MPI_Finalize. A split
+ * per open file would cost a communicator each, and MPICH has 2048 in all
+ * (1000 open files ran out). Every rank of a group decides alike: it has an
+ * entry for the group exactly when every member built one with it. */
+typedef struct node_entry {
+    MPI_Group group;
+    ferry_nodes nodes;
+    struct node_entry *next;
+} node_entry;
+static node_entry *cache;
+static int cache_key = MPI_KEYVAL_INVALID;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int cache_free(MPI_Comm self, int key, void *val, void *extra)
+{
+    (void)self;
+    (void)key;
+    (void)val;
+    (void)extra;
+    pthread_mutex_lock(&cache_lock);
+    while (cache) {
+        node_entry *e = cache;
+        cache = e->next;
+        MPI_Group_free(&e->group);
+        if (e->nodes.node_comm != MPI_COMM_NULL)
+            MPI_Comm_free(&e->nodes.node_comm);
+        free(e->nodes.node_of);
+        free(e);
+    }
+    if (cache_key != MPI_KEYVAL_INVALID)
+        MPI_Comm_free_keyval(&cache_key);
+    cache_key = MPI_KEYVAL_INVALID;
+    pthread_mutex_unlock(&cache_lock);
+    return MPI_SUCCESS;
+}
+
+static node_entry *cache_find(MPI_Group g)
+{
+    for (node_entry *e = cache; e; e = e->next) {
+        int same = MPI_UNEQUAL;
+        MPI_Group_compare(g, e->group, &same);
+        if (same == MPI_IDENT)
+            return e;
+    }
+    return NULL;
+}
 
 int ferry_nodes_virtual_ppn(void)
 {
@@ -26,7 +76,7 @@ static int node_key(MPI_Comm comm, MPI_Comm *node_comm)
     return key;
 }
 
-int ferry_nodes_build(MPI_Comm comm, ferry_nodes *out)
+static int nodes_split(MPI_Comm comm, ferry_nodes *out)
 {
     int size;
     MPI_Comm_size(comm, &size);
@@ -63,10 +113,54 @@ int ferry_nodes_build(MPI_Comm comm, ferry_nodes *out)
     return MPI_SUCCESS;
 }
 
+/* A copy of the cached layout for comm's group (built on first use); the
+ * node communicator stays the cache's. */
+int ferry_nodes_build(MPI_Comm comm, ferry_nodes *out)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    MPI_Group g;
+    MPI_Comm_group(comm, &g);
+    pthread_mutex_lock(&cache_lock);
+    node_entry *e = cache_find(g);
+    pthread_mutex_unlock(&cache_lock);
+    if (!e) {
+        e = calloc(1, sizeof *e);
+        if (!e) {
+            MPI_Group_free(&g);
+            return MPI_ERR_NO_MEM;
+        }
+        int rc = nodes_split(comm, &e->nodes);
+        if (rc != MPI_SUCCESS) {
+            if (e->nodes.node_comm != MPI_COMM_NULL)
+                MPI_Comm_free(&e->nodes.node_comm);
+            free(e);
+            MPI_Group_free(&g);
+            return rc;
+        }
+        e->group = g;
+        pthread_mutex_lock(&cache_lock);
+        if (cache_key == MPI_KEYVAL_INVALID &&
+            MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cache_free, &cache_key, NULL) == MPI_SUCCESS)
+            MPI_Comm_set_attr(MPI_COMM_SELF, cache_key, NULL);
+        e->next = cache;
+        cache = e;
+        pthread_mutex_unlock(&cache_lock);
+    } else {
+        MPI_Group_free(&g);
+    }
+    *out = e->nodes;
+    out->node_of = malloc((size_t)size * sizeof *out->node_of);
+    if (!out->node_of)
+        return MPI_ERR_NO_MEM;
+    memcpy(out->node_of, e->nodes.node_of, (size_t)size * sizeof *out->node_of);
+    return MPI_SUCCESS;
+}
+
 void ferry_nodes_free(ferry_nodes *n)
 {
-    if (n->node_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&n->node_comm);
+    /* the node communicator belongs to the cache */
+    n->node_comm = MPI_COMM_NULL;
     free(n->node_of);
     n->node_of = NULL;
 }

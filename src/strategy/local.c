@@ -2,6 +2,7 @@
 #include "core/errors.h"
 #include "core/trace.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -12,13 +13,43 @@ typedef struct lpiece {
     int64_t off, len, src, pos; /* file range, node rank, position in its segment */
 } lpiece;
 
+/* Node windows are shared by every file whose ranks have the same node
+ * communicator (one per group of ranks, see nodes.c) and segment size:
+ * calls never overlap, and a window per file would cost the MPI library a
+ * communicator each (MPICH has 2048) and the node its own shared memory.
+ * Every rank of a node takes and drops references in the same collective
+ * order, so the window is freed together. */
+typedef struct win_entry {
+    MPI_Comm comm;
+    int64_t seg;
+    MPI_Win win;
+    char **base;
+    int refs;
+    struct win_entry *next;
+} win_entry;
+static win_entry *wins;
+static pthread_mutex_t wins_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void ferry_local_win_free(ferry_local_win *w)
 {
-    if (w->base) {
-        MPI_Win_unlock_all(w->win);
-        MPI_Win_free(&w->win);
+    if (!w->base)
+        return;
+    pthread_mutex_lock(&wins_lock);
+    win_entry **pe = &wins;
+    while (*pe && (*pe)->win != w->win)
+        pe = &(*pe)->next;
+    win_entry *e = *pe;
+    if (e && --e->refs == 0)
+        *pe = e->next;
+    else
+        e = NULL;
+    pthread_mutex_unlock(&wins_lock);
+    if (e) {
+        MPI_Win_unlock_all(e->win);
+        MPI_Win_free(&e->win);
+        free(e->base);
+        free(e);
     }
-    free(w->base);
     w->base = NULL;
 }
 
@@ -30,24 +61,48 @@ static int win_ensure(ferry_file *f, const ferry_nodes *nodes, ferry_local_win *
     if (w->base && w->seg == seg)
         return MPI_SUCCESS;
     ferry_local_win_free(w);
-    w->base = malloc((size_t)nodes->node_size * sizeof *w->base);
-    char *mine = NULL;
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    int rc = MPI_Win_allocate_shared((MPI_Aint)seg, 1, info, nodes->node_comm, &mine, &w->win);
-    MPI_Info_free(&info);
-    if (rc != MPI_SUCCESS || !w->base) {
-        free(w->base);
-        w->base = NULL;
-        return ferry_err(MPI_ERR_NO_MEM, "cannot allocate node-shared memory for local aggregation");
+    pthread_mutex_lock(&wins_lock);
+    win_entry *e = wins;
+    while (e && !(e->comm == nodes->node_comm && e->seg == seg))
+        e = e->next;
+    if (e)
+        e->refs++;
+    pthread_mutex_unlock(&wins_lock);
+    if (!e) {
+        e = calloc(1, sizeof *e);
+        if (e)
+            e->base = malloc((size_t)nodes->node_size * sizeof *e->base);
+        char *mine = NULL;
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "alloc_shared_noncontig", "true");
+        int rc = MPI_Win_allocate_shared((MPI_Aint)seg, 1, info, nodes->node_comm, &mine,
+                                         e ? &e->win : &w->win);
+        MPI_Info_free(&info);
+        if (rc != MPI_SUCCESS || !e || !e->base) {
+            if (rc == MPI_SUCCESS)
+                MPI_Win_free(e ? &e->win : &w->win);
+            if (e)
+                free(e->base);
+            free(e);
+            return ferry_err(MPI_ERR_NO_MEM, "cannot allocate node-shared memory for local aggregation");
+        }
+        for (int i = 0; i < nodes->node_size; i++) {
+            MPI_Aint size;
+            int disp;
+            MPI_Win_shared_query(e->win, i, &size, &disp, &e->base[i]);
+        }
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, e->win);
+        e->comm = nodes->node_comm;
+        e->seg = seg;
+        e->refs = 1;
+        pthread_mutex_lock(&wins_lock);
+        e->next = wins;
+        wins = e;
+        pthread_mutex_unlock(&wins_lock);
     }
-    for (int i = 0; i < nodes->node_size; i++) {
-        MPI_Aint size;
-        int disp;
-        MPI_Win_shared_query(w->win, i, &size, &disp, &w->base[i]);
-    }
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win);
+    w->win = e->win;
+    w->base = e->base;
     w->seg = seg;
     return MPI_SUCCESS;
 }
