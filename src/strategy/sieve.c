@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -88,10 +89,80 @@ static int64_t sieve_pread(ferry_file *f, char *buf, int64_t len, int64_t off)
     return got;
 }
 
+/* Windows of pieces this large are read straight into a contiguous caller
+ * buffer: one vector read per window whose entries alternate the caller's
+ * bytes with a scratch buffer taking the gaps, so nothing is copied twice. */
+#define SCATTER_MIN 512
+#define SCATTER_IOV 1024
+#define JUNK ((int64_t)1 << 16)
+
+static int scatter_read(ferry_file *f, const ferry_xfer *x, int64_t cap, int64_t *done)
+{
+    struct iovec *iov = malloc(SCATTER_IOV * sizeof *iov);
+    char *junk = malloc(JUNK);
+    int code = MPI_SUCCESS;
+    if (!iov || !junk) {
+        free(iov);
+        free(junk);
+        return ferry_err(MPI_ERR_NO_MEM, "out of memory for a scatter read");
+    }
+    char *dst = x->buf + x->mem->lb;
+    ferry_runs rs;
+    ferry_runs_init(&rs, &f->view, x->pos, x->bytes);
+    int64_t prev_end = -1;
+    while (ferry_runs_peek(&rs)) {
+        int64_t ws = rs.off, at = ws, limit = ws + cap, want = 0;
+        int n = 0;
+        ferry_runs scan = rs;
+        while (ferry_runs_peek(&scan) && scan.off >= at && scan.off < limit) {
+            int64_t gap = scan.off - at, need = 1 + (gap + JUNK - 1) / JUNK;
+            if (n + need > SCATTER_IOV)
+                break;
+            for (; gap > 0; gap -= JUNK)
+                iov[n++] = (struct iovec){junk, (size_t)min64(gap, JUNK)};
+            int64_t take = min64(scan.len, limit - scan.off);
+            count_gap(f, 0, &prev_end, scan.off, take);
+            iov[n++] = (struct iovec){dst + *done + want, (size_t)take};
+            want += take;
+            at = scan.off + take;
+            ferry_runs_consume(&scan, take);
+        }
+        double t0 = ferry_now();
+        int64_t got = f->fd.drv->preadv(&f->fd, iov, n, ws);
+        ferry_stats_phase(&f->stats, FERRY_PHASE_READ, t0);
+        if (got < 0) {
+            code = ferry_err_errno((int)-got, "read");
+            break;
+        }
+        f->stats.sys_reads++;
+        f->stats.sys_read_bytes += got;
+        f->stats.sieve_reads++;
+        /* the caller's bytes among those that arrived */
+        int64_t have = 0;
+        for (int i = 0; i < n && got > 0; i++) {
+            int64_t l = min64((int64_t)iov[i].iov_len, got);
+            if (iov[i].iov_base != junk)
+                have += l;
+            got -= l;
+        }
+        *done += have;
+        if (have < want)
+            break; /* end of file */
+        rs = scan;
+    }
+    free(iov);
+    free(junk);
+    return code;
+}
+
 int ferry_sieve_read(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi, int64_t *done)
 {
     *done = 0;
     int64_t cap = window_size(f->hints.ind_rd_buffer_size, lo, hi);
+    const ferry_flat *ft = f->view.ft;
+    int64_t piece = f->view.is_bytes ? x->bytes : ft->size / (ft->nblocks > 0 ? ft->nblocks : 1);
+    if (x->mem->contig && piece >= SCATTER_MIN)
+        return scatter_read(f, x, cap, done);
     char *buf = NULL;
     ferry_runs rs;
     ferry_mem_walk mw;
@@ -107,6 +178,8 @@ int ferry_sieve_read(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi,
                 /* a run as big as the window: no point copying it through one */
                 count_gap(f, 0, &prev_end, off, len);
                 int64_t got = 0;
+                if (x->mem->contig) /* the copies below did not advance the walk */
+                    ferry_mem_walk_init(&mw, x->buf, x->mem, x->memcount, *done);
                 code = ferry_gather_run(f, &mw, 0, off, len, &got);
                 *done += got;
                 if (code != MPI_SUCCESS || got < len)
@@ -130,7 +203,10 @@ int ferry_sieve_read(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi,
         count_gap(f, 0, &prev_end, off, take);
         int64_t have = min64(take, ws + avail - off);
         if (have > 0) {
-            ferry_mem_unpack(&mw, buf + (off - ws), have);
+            if (x->mem->contig) /* the common case needs no memory walk */
+                memcpy(x->buf + x->mem->lb + *done, buf + (off - ws), (size_t)have);
+            else
+                ferry_mem_unpack(&mw, buf + (off - ws), have);
             *done += have;
         }
         if (have < take)

@@ -25,16 +25,18 @@ run() { # variant -> ms per read
     mpich:ferry_direct) args=(-genv LD_PRELOAD "$lib"); ds=disable ;;
   esac
   if [ "$flavor" = openmpi ]; then
-    mpiexec.openmpi --oversubscribe -n 4 "${args[@]}" "$prog" -y "$rows" -d $ds -f "$dir/f" | awk '{print $(NF-4)}'
+    mpiexec.openmpi --oversubscribe -n 4 "${args[@]}" "$prog" -y "$rows" -d $ds -f "$dir/f" 2>/dev/null | awk '/^bench_sieve:/ {print $9, $(NF-3)}'
   else
-    mpiexec.mpich -n 4 "${args[@]}" "$prog" -y "$rows" -d $ds -f "$dir/f" | awk '{print $(NF-4)}'
+    mpiexec.mpich -n 4 "${args[@]}" "$prog" -y "$rows" -d $ds -f "$dir/f" 2>/dev/null | awk '/^bench_sieve:/ {print $9, $(NF-3)}'
   fi
 }
 for i in $(seq "$runs"); do
   for v in $variants; do echo "$v $(run "$v")"; done
 done > "$dir/all"
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 for v in $variants; do
-  printf '%-13s median %s ms per read (runs: %s)\n' "$v" \
-    "$(awk -v v="$v" '$1 == v {print $2}' "$dir/all" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')" \
+  printf '%-13s median %s ms per read, cpu %s ms per read (wall runs: %s)\n' "$v" \
+    "$(awk -v v="$v" '$1 == v {print $2}' "$dir/all" | median)" \
+    "$(awk -v v="$v" '$1 == v {print $3}' "$dir/all" | median)" \
     "$(awk -v v="$v" '$1 == v {printf "%s ", $2}' "$dir/all")"
 done

@@ -146,7 +146,7 @@ static void run_combo(MPI_File fh, combo c, int64_t *base)
  * data byte; a read that starts past it gets nothing. Rank-private files. */
 static void eof_reads(void)
 {
-    static const int cases[] = {1, 4, 8, 21};
+    static const int cases[] = {1, 4, 8, 21, 22};
     char name[64], path[600];
     snprintf(name, sizeof name, "views_eof_%s_r%d.dat", collective ? "coll" : "ind", t_rank);
     t_path(path, sizeof path, name);

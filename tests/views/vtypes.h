@@ -178,6 +178,14 @@ static MPI_Datatype vt_bytes_sparse(void)
     return vt_commit(t);
 }
 
+static MPI_Datatype vt_kilo_pieces(void)
+{
+    /* 1 KiB pieces, 512-byte gaps: sieved, and read without a second copy */
+    MPI_Datatype t;
+    MPI_Type_vector(20, 1024, 1536, MPI_BYTE, &t);
+    return vt_commit(t);
+}
+
 typedef struct vt_case {
     const char *name;
     vt_builder build;
@@ -206,6 +214,7 @@ static const vt_case vt_cases[] = {
     {"struct_nested", vt_struct_nested},
     {"big_pieces", vt_big_pieces},
     {"bytes_sparse", vt_bytes_sparse},
+    {"kilo_pieces", vt_kilo_pieces},
 };
 #define VT_NCASES ((int)(sizeof vt_cases / sizeof vt_cases[0]))
 
