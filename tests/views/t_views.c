@@ -88,7 +88,7 @@ static void run_combo(MPI_File fh, combo c, int64_t *base)
     int pos = 0;
     MPI_Pack(mbuf + morigin, (int)nm, mt, stream, (int)total, &pos, MPI_COMM_SELF);
 
-    MPI_Datatype et = sf % 4 == 0 && c.f >= 0 && c.f != 7 ? MPI_INT : MPI_BYTE;
+    MPI_Datatype et = sf % 4 == 0 && c.f >= 0 && c.f != 7 ? MPI_INT : MPI_BYTE; /* 7: struct */
     rc = MPI_File_set_view(fh, disp, et, ft, "native", MPI_INFO_NULL);
     EXPECT(rc == MPI_SUCCESS, "%s/%s set_view: %s", fn, mn, t_class_name(rc));
     MPI_Status st;
@@ -146,7 +146,7 @@ static void run_combo(MPI_File fh, combo c, int64_t *base)
  * data byte; a read that starts past it gets nothing. Rank-private files. */
 static void eof_reads(void)
 {
-    static const int cases[] = {1, 4, 8, 21, 22};
+    static const int cases[] = {1, 4, 8, 22, 23};
     char name[64], path[600];
     snprintf(name, sizeof name, "views_eof_%s_r%d.dat", collective ? "coll" : "ind", t_rank);
     t_path(path, sizeof path, name);

@@ -120,6 +120,15 @@ static MPI_Datatype vt_resized_lb(void)
     MPI_Type_free(&c);
     return vt_commit(t);
 }
+static MPI_Datatype vt_resized_neg_lb(void)
+{
+    /* a negative lower bound: instances tile from lb, data at 0 and up */
+    MPI_Datatype c, t;
+    MPI_Type_contiguous(3, MPI_INT, &c);
+    MPI_Type_create_resized(c, -8, 24, &t);
+    MPI_Type_free(&c);
+    return vt_commit(t);
+}
 static MPI_Datatype vt_dup(void)
 {
     MPI_Datatype v = vt_vector(), t;
@@ -207,6 +216,7 @@ static const vt_case vt_cases[] = {
     {"darray_none", vt_darray_none},
     {"resized", vt_resized},
     {"resized_lb", vt_resized_lb},
+    {"resized_neg_lb", vt_resized_neg_lb},
     {"dup", vt_dup},
     {"vec_of_struct", vt_vec_of_struct},
     {"hvec_of_indexed", vt_hvec_of_indexed},
