@@ -68,12 +68,24 @@ double ferry_stats_phase(ferry_stats *s, ferry_phase p, double t0)
     return now;
 }
 
+static void copy_changed(char *dst, size_t cap, const char *src)
+{
+    if (!src)
+        src = "";
+    size_t n = strnlen(src, cap - 1);
+    if (strncmp(dst, src, n) == 0 && dst[n] == '\0')
+        return;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 void ferry_stats_strategy(ferry_stats *s, ferry_kind k, const char *strategy, const char *reason)
 {
     if (!s || (int)k < 0 || k >= FERRY_KIND_COUNT)
         return;
-    snprintf(s->strategy[k], sizeof s->strategy[k], "%s", strategy ? strategy : "");
-    snprintf(s->reason[k], sizeof s->reason[k], "%s", reason ? reason : "");
+    /* called per I/O call: copy only when the choice changed */
+    copy_changed(s->strategy[k], sizeof s->strategy[k], strategy);
+    copy_changed(s->reason[k], sizeof s->reason[k], reason);
     s->strategy_calls[k]++;
 }
 

@@ -59,27 +59,31 @@ static int64_t runs_of(const ferry_file *f, const ferry_xfer *x)
     return r < 1 ? 1 : r > 9e18 ? INT64_MAX : (int64_t)(r + 0.999);
 }
 
-/* 1 to sieve; *why says why (for the statistics). */
-static int choose_sieve(const ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi, char *why, size_t cap)
+/* 1 to sieve; *why says why (for the statistics). Fixed reasons are
+ * literals and only computed ones are formatted into buf: this runs on every
+ * independent call, where a printf costs as much as ferry's whole path. */
+static int choose_sieve(const ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi, const char **why,
+                        char *buf, size_t cap)
 {
     int w = x->is_write;
     const char *rw = w ? "write" : "read";
     if (hi - lo == x->bytes) {
-        snprintf(why, cap, "contiguous in the file");
+        *why = "contiguous in the file";
         return 0;
     }
     if (w && !f->fd_readable) {
-        snprintf(why, cap, "file not readable, so no read-modify-write");
+        *why = "file not readable, so no read-modify-write";
         return 0;
     }
+    *why = buf;
     ferry_ind_strategy s = w ? f->hints.ind_write_strategy : f->hints.ind_read_strategy;
     if (s == FERRY_IND_DIRECT || s == FERRY_IND_SIEVE) {
-        snprintf(why, cap, "ferry_ind_%s_strategy=%s", rw, ferry_ind_strategy_name(s));
+        snprintf(buf, cap, "ferry_ind_%s_strategy=%s", rw, ferry_ind_strategy_name(s));
         return s == FERRY_IND_SIEVE;
     }
     ferry_tri ds = w ? f->hints.romio_ds_write : f->hints.romio_ds_read;
     if (ds != FERRY_TRI_AUTO) {
-        snprintf(why, cap, "romio_ds_%s=%s", rw, ds == FERRY_TRI_ENABLE ? "enable" : "disable");
+        snprintf(buf, cap, "romio_ds_%s=%s", rw, ds == FERRY_TRI_ENABLE ? "enable" : "disable");
         return ds == FERRY_TRI_ENABLE;
     }
     int64_t runs = runs_of(f, x);
@@ -87,12 +91,12 @@ static int choose_sieve(const ferry_file *f, const ferry_xfer *x, int64_t lo, in
     int64_t gap = runs > 1 ? (hi - lo - x->bytes) / (runs - 1) : 0;
     if (w && gap >= FERRY_SIEVE_MAX_HOLE) {
         /* write windows stop at such holes: each would hold one run */
-        snprintf(why, cap, "automatic: %lld runs, mean gap %lld B, too wide for write windows", (long long)runs,
+        snprintf(buf, cap, "automatic: %lld runs, mean gap %lld B, too wide for write windows", (long long)runs,
                  (long long)gap);
         return 0;
     }
     int sieve = runs > 1 && stride < f->hints.ds_threshold;
-    snprintf(why, cap, "automatic: %lld runs, mean stride %lld B %s ferry_ds_threshold %lld B", (long long)runs,
+    snprintf(buf, cap, "automatic: %lld runs, mean stride %lld B %s ferry_ds_threshold %lld B", (long long)runs,
              (long long)stride, sieve ? "below" : "not below", (long long)f->hints.ds_threshold);
     return sieve;
 }
@@ -122,8 +126,9 @@ int ferry_strategy_independent(ferry_file *f, const ferry_xfer *x, int collectiv
                                   : (collective ? FERRY_KIND_COLL_READ : FERRY_KIND_IND_READ);
     int64_t lo = 0, hi = 0;
     extent_of(f, x, &lo, &hi);
-    char why[FERRY_REASON_LEN];
-    int sieve = choose_sieve(f, x, lo, hi, why, sizeof why);
+    char buf[FERRY_REASON_LEN];
+    const char *why = buf;
+    int sieve = choose_sieve(f, x, lo, hi, &why, buf, sizeof buf);
     /* collective calls keep the collective engine's record */
     if (!collective)
         ferry_stats_strategy(&f->stats, kind, sieve ? "sieve" : "direct", why);

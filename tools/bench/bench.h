@@ -125,7 +125,7 @@ void fb_config_text(fb_str *b, const fb_opt *opts);
 void fb_report(fb_ctx *c, int rep); /* rank 0: the human lines or the JSON record */
 
 /* ferry.c: ferry detection and its statistics record */
-void fb_ferry_setup(fb_ctx *c);     /* before MPI_Init */
+void fb_ferry_setup(fb_ctx *c, int records); /* before MPI_Init; records: a --json run wants ferry's statistics */
 void fb_ferry_capture(fb_ctx *c, const char *file, int is_write); /* rank 0, after a close */
 void fb_ferry_cleanup(fb_ctx *c);
 

@@ -24,7 +24,7 @@ static void remove_own(void)
 /* Before MPI_Init: ferry reads FERRY_STATS_JSON once, at its first file
  * open, so setting it here is early enough. Every process gets its own file,
  * which keeps records of -F runs (one file per rank) apart. */
-void fb_ferry_setup(fb_ctx *c)
+void fb_ferry_setup(fb_ctx *c, int records)
 {
     const char *(*version)(void) = NULL;
     void *sym = dlsym(RTLD_DEFAULT, "ferry_version");
@@ -37,6 +37,8 @@ void fb_ferry_setup(fb_ctx *c)
         snprintf(c->stats_path, sizeof c->stats_path, "%s", env);
         return;
     }
+    if (!records)
+        return;
     /* A name of our own, not created here: ferry creates it at the first
      * close, so a run that never closes a file leaves nothing behind. */
     const char *tmp = getenv("TMPDIR");
