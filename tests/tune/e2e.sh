@@ -12,7 +12,8 @@ rm -f "$h" "$rep" "$csv"
   -- --sz-tile-x 64 --sz-tile-y 32 -o "$out/tune_e2e.dat" >/dev/null || fail "ferry-tune failed"
 
 # the report
-for want in "ferry defaults" "best:" "native MPI-IO" "speedup vs ferry's defaults" "verdict:" "noise:" "reproduce:"; do
+for want in "ferry defaults" "best:" "native MPI-IO" "defaults again" "A/A control:" "speedup vs ferry's defaults" \
+  "verdict:" "noise:" "reproduce:"; do
   grep -q "$want" "$rep" || fail "report lacks '$want'"
 done
 spent=$(sed -n 's/.*spent \([0-9]*\) s.*/\1/p' "$rep")

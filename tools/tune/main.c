@@ -59,6 +59,8 @@ static void usage(FILE *f)
             "                      (\"default\" = not set), also for hints outside the space\n"
             "  --exclude KEY       leave a hint out (repeat)\n"
             "  --no-native         skip the native MPI-IO reference\n"
+            "  --no-control        skip the A/A control (ferry's defaults measured a second time,\n"
+            "                      as if they were another configuration: the noise floor)\n"
             "  --always-write      write the best hints even when they are within noise\n"
             "  --file PATH         test file (default $TMPDIR/ferry-tune.PID.dat; or -o after --)\n"
             "  --ranks N           ranks (--from: default the record's)\n"
@@ -67,6 +69,10 @@ static void usage(FILE *f)
             "  --check             --from: run the proxy once under the record's hints, compare its\n"
             "                      calls, bytes and holes with the record's; exit 1 on a mismatch\n"
             "  --tolerance F       --check: relative tolerance of bytes and hole bytes (default 0.01)\n"
+            "  --compare HINTS     no search: run ferry's defaults, the hints file HINTS (as\n"
+            "                      FERRY_HINTS_FILE) and native MPI-IO in rotating order, print\n"
+            "                      medians and speedups (a held-out check of a tuning result)\n"
+            "  --rounds N          --compare: launches of each configuration (default 10)\n"
             "  --list              print the search space (after the probes) and exit\n"
             "  --mpiexec PATH  --mpiexec-extra FLAGS  --bench PATH  --libferry PATH\n"
             "                      override the build's (" TUNE_MPIEXEC ", " TUNE_BENCH ")\n"
@@ -119,19 +125,12 @@ static int parse_frac(const char *s, double *out)
     return 0;
 }
 
-static double wall(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* ---- the search's callbacks ---- */
 
 typedef struct {
     tune_run_cfg *run;
     tune_space *space;
-    int ref_native, ref_default;
+    int ref_native, ref_default, ref_control;
     int quiet;
     char err[1024];
 } tuner;
@@ -171,7 +170,7 @@ static void canon(void *ctx, int *v) { tune_space_canon(((tuner *)ctx)->space, v
 static double now_cb(void *ctx)
 {
     (void)ctx;
-    return wall();
+    return tune_wall();
 }
 static void describe(void *ctx, const int *v, char *buf, size_t len)
 {
@@ -366,8 +365,11 @@ int main(int argc, char **argv)
     tune_options opt;
     tune_options_default(&opt);
     tune_space_opts so = {0};
+    const char *compare = NULL;
+    int rounds = 10;
     const char *from = NULL, *out = "ferry-hints.txt", *report_path = NULL, *samples = NULL, *file = NULL;
-    int ranks = 0, record = 0, print_proxy = 0, check = 0, list = 0, native = 1, always_write = 0, quiet = 0;
+    int ranks = 0, record = 0, print_proxy = 0, check = 0, list = 0, native = 1, control = 1, always_write = 0;
+    int quiet = 0;
     int metric_set = 0;
     double budget = 600, tol = 0.01;
     run.mpiexec = TUNE_MPIEXEC;
@@ -474,6 +476,8 @@ int main(int argc, char **argv)
                 so.exclude[so.nexclude++] = (char *)v;
         } else if (!strcmp(a, "--no-native"))
             native = 0;
+        else if (!strcmp(a, "--no-control"))
+            control = 0;
         else if (!strcmp(a, "--always-write"))
             always_write = 1;
         else if (!strcmp(a, "--file")) {
@@ -490,6 +494,13 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--tolerance")) {
             VAL();
             if (parse_frac(v, &tol))
+                BAD();
+        } else if (!strcmp(a, "--compare")) {
+            VAL();
+            compare = v;
+        } else if (!strcmp(a, "--rounds")) {
+            VAL();
+            if (parse_int(v, 1, &rounds))
                 BAD();
         } else if (!strcmp(a, "--list"))
             list = 1;
@@ -604,7 +615,7 @@ int main(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
 
-    double t0 = wall();
+    double t0 = tune_wall();
     time_t started = time(NULL);
     char stamp[64];
     strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M", localtime(&started));
@@ -620,6 +631,12 @@ int main(int argc, char **argv)
         return rc;
     }
 
+    if (compare) {
+        int rc = tune_compare(&run, compare, rounds, native, stdout);
+        tune_proxy_free(&proxy);
+        return rc;
+    }
+
     /* probes */
     tune_facts facts;
     memset(&facts, 0, sizeof facts);
@@ -630,14 +647,10 @@ int main(int argc, char **argv)
     if (probe(&run, &facts, &probe_out, &bytes) != 0)
         return 1;
     if (run.reps == 0) {
-        /* as many repetitions per launch as fit in the launch's own cost
-         * (start-up, file creation): half of each launch then measures */
-        double per = facts.probe_cost > 0 ? facts.probe_cost : 1, over = facts.probe_wall - per;
-        int n = (int)(over / per + 0.5);
-        run.reps = n < 3 ? 3 : n > 10 ? 10 : n;
+        run.reps = tune_auto_reps(facts.probe_cost, facts.probe_wall);
         if (!quiet)
             fprintf(stderr, "ferry-tune: one repetition takes %.3f s, a launch %.1f s: %d repetitions per launch\n",
-                    per, facts.probe_wall, run.reps);
+                    facts.probe_cost, facts.probe_wall, run.reps);
     }
     if (facts.ind_w || facts.coll_w || facts.ind_r || facts.coll_r) {
         char fwd_file[4300];
@@ -659,17 +672,21 @@ int main(int argc, char **argv)
     if (list)
         return 0;
 
-    tuner t = {.run = &run, .space = &space, .ref_native = -1, .ref_default = -1, .quiet = quiet};
+    tuner t = {.run = &run, .space = &space, .ref_native = -1, .ref_default = -1, .ref_control = -1, .quiet = quiet};
     tune_problem *pb = &space.pb;
     pb->nrefs = 0;
     if (native)
         t.ref_native = pb->nrefs++;
     if (!space.origin_is_default)
         t.ref_default = pb->nrefs++;
+    if (control)
+        t.ref_control = pb->nrefs++;
     if (t.ref_native >= 0)
         pb->ref_name[t.ref_native] = "native MPI-IO";
     if (t.ref_default >= 0)
         pb->ref_name[t.ref_default] = "ferry defaults";
+    if (t.ref_control >= 0)
+        pb->ref_name[t.ref_control] = "defaults (A/A control)";
     pb->last_error = last_error;
     pb->measure = measure;
     pb->measure_ref = measure_ref;
@@ -679,7 +696,7 @@ int main(int argc, char **argv)
     opt.log = quiet ? NULL : stderr;
     opt.describe = describe;
     /* what the probes left, less a margin for the last kill and the report */
-    double left = budget - (wall() - t0);
+    double left = budget - (tune_wall() - t0);
     opt.budget = left - (left / 100 > 1 ? left / 100 : 1);
     if (opt.budget <= 0) {
         fprintf(stderr, "ferry-tune: the probes used the whole budget (%.0f s)\n", budget);
@@ -700,11 +717,12 @@ int main(int argc, char **argv)
         .proxy = from ? &proxy : NULL,
         .ref_native = t.ref_native,
         .ref_default = t.ref_default,
+        .ref_control = t.ref_control,
         .hints_out = out,
         .always_write = always_write,
         .bytes = bytes,
         .budget = budget,
-        .spent_total = wall() - t0,
+        .spent_total = tune_wall() - t0,
         .started = stamp,
     };
     int status = 0;

@@ -188,10 +188,13 @@ void tune_print_report(const tune_report *r, FILE *out)
         row(out, name, of_point(&res->p[i]), r, d.t.median);
         shown[nshown++] = i;
     }
+    if (r->ref_control >= 0)
+        row(out, "defaults again", of_point(&res->ref[r->ref_control]), r, d.t.median);
     if (r->ref_native >= 0)
         row(out, "native MPI-IO", of_point(&res->ref[r->ref_native]), r, d.t.median);
     fprintf(out, "  (median and IQR of the confirm stage's interleaved runs; spread = IQR / median;\n"
-                 "   speedup = median of ferry's defaults / median; MiB/s = bytes of one repetition / median)\n");
+                 "   speedup = median of ferry's defaults / median; MiB/s = bytes of one repetition / median;\n"
+                 "   \"defaults again\": the A/A control, ferry's defaults run as if another configuration)\n");
     for (int k = 0; k < nshown; k++) {
         tune_space_describe(sp, res->p[shown[k]].v, desc, sizeof desc);
         if (shown[k] == res->best)
@@ -242,6 +245,23 @@ void tune_print_report(const tune_report *r, FILE *out)
             fprintf(out, "  speedup vs native MPI-IO:    %s (ferry's defaults: %s)\n", x1, x2);
         }
     }
+    int drift = 0;
+    if (r->ref_control >= 0) {
+        judged c = of_point(&res->ref[r->ref_control]);
+        if (c.ok && d.ok) {
+            double p1 = tune_mw_less(c.s, c.n, d.s, d.n), p2 = tune_mw_less(d.s, d.n, c.s, c.n);
+            double p = 2 * (p1 < p2 ? p1 : p2);
+            p = p > 1 ? 1 : p;
+            drift = p <= r->opts->alpha;
+            ratio(x1, sizeof x1, d.t.median / c.t.median);
+            fprintf(out, "  A/A control: ferry's defaults measured twice as two configurations: %s apart (two-sided "
+                         "p = %.4f)%s\n",
+                    x1, p,
+                    drift ? ": the two copies differ beyond noise, so the load changed while they ran; rerun "
+                            "before trusting any difference"
+                          : ": differences of this size are noise here");
+        }
+    }
     if (v.best_is_default)
         fprintf(out, "  verdict: ferry's defaults were the fastest configuration measured; no hints needed\n");
     else if (v.significant)
@@ -280,7 +300,10 @@ int tune_write_samples(const tune_report *r, const char *path)
     }
     for (int k = 0; k < TUNE_MAX_REFS; k++) {
         const tune_point *p = &r->res->ref[k];
-        const char *name = k == r->ref_native ? "native MPI-IO" : k == r->ref_default ? "ferry defaults" : "reference";
+        const char *name = k == r->ref_native    ? "native MPI-IO"
+                           : k == r->ref_default ? "ferry defaults"
+                           : k == r->ref_control ? "defaults (A/A control)"
+                                                 : "reference";
         for (int j = 0; j < p->n; j++)
             fprintf(f, "\"%s\",reference,%d,%.9g\n", name, j >= p->n - p->cn, p->s[j]);
     }

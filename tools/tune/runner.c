@@ -22,11 +22,20 @@ const char *tune_metric_name(tune_metric m)
     return m == TUNE_METRIC_WRITE ? "write" : m == TUNE_METRIC_READ ? "read" : "total";
 }
 
-static double wall(void)
+double tune_wall(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int tune_auto_reps(double cost, double wall)
+{
+    /* as many repetitions per launch as fit in the launch's own cost
+     * (start-up, file creation): half of each launch then measures */
+    double per = cost > 0 ? cost : 1;
+    int n = (int)((wall - per) / per + 0.5);
+    return n < 3 ? 3 : n > 10 ? 10 : n;
 }
 
 typedef struct {
@@ -230,7 +239,7 @@ int tune_run(const tune_run_cfg *c, int preload, const char *hints, double timeo
         tune_command(c, preload, all_hints, NULL, cmd, sizeof cmd);
         fprintf(stderr, "ferry-tune: running %s\n", cmd);
     }
-    double t0 = wall();
+    double t0 = tune_wall();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(out->err, sizeof out->err, "fork: %s", strerror(errno));
@@ -256,7 +265,7 @@ int tune_run(const tune_run_cfg *c, int preload, const char *hints, double timeo
     char *text = malloc(cap);
     int timed_out = 0;
     while (text) {
-        double left = t0 + timeout - wall();
+        double left = t0 + timeout - tune_wall();
         if (left <= 0) {
             timed_out = 1;
             break;
@@ -290,7 +299,7 @@ int tune_run(const tune_run_cfg *c, int preload, const char *hints, double timeo
     }
     waitpid(pid, &status, 0);
     running = 0;
-    out->wall = wall() - t0;
+    out->wall = tune_wall() - t0;
     if (!text) {
         unlink(errpath);
         snprintf(out->err, sizeof out->err, "out of memory");

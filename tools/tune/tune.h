@@ -13,6 +13,7 @@
  *   runner.c  one launch of mpiexec + ferry-bench, its JSON parsed
  *   proxy.c   a FERRY_STATS_JSON record -> a ferry-bench invocation
  *   report.c  the report, the hints file, the samples CSV
+ *   compare.c --compare: a hints file against the defaults, held out
  *   json.c    the JSON reader
  */
 #ifndef FERRY_TUNE_H
@@ -69,11 +70,20 @@ typedef struct {
  * hints: FERRY_HINTS value ("" for ferry's defaults). Returns 0 or -1 (out->err). */
 int tune_run(const tune_run_cfg *c, int preload, const char *hints, double timeout, tune_run_out *out);
 void tune_run_out_free(tune_run_out *o);
+double tune_wall(void); /* monotonic seconds */
+/* Repetitions per launch when --reps is not given: as many as the launch's
+ * own start-up costs (3 to 10), from one repetition's cost and the launch's wall time. */
+int tune_auto_reps(double cost, double wall);
 /* From a signal handler: kills the launch in progress (its process group). */
 void tune_run_interrupt(void);
 /* The command a user types to repeat a run (FERRY_HINTS_FILE form when hints_file is given). */
 void tune_command(const tune_run_cfg *c, int preload, const char *hints, const char *hints_file, char *buf,
                   size_t len);
+
+/* --compare (compare.c): defaults, the hints file and native MPI-IO in
+ * rotating order for rounds rounds; prints the medians and ratios to out.
+ * run->reps 0: chosen by one launch first. Returns the exit status. */
+int tune_compare(tune_run_cfg *run, const char *hints_file, int rounds, int native, FILE *out);
 
 /* ---- the space (space.c) ---- */
 
@@ -177,6 +187,7 @@ typedef struct {
     const tune_proxy *proxy;   /* NULL with --pattern */
     int ref_native;            /* index of the native reference, -1 when skipped */
     int ref_default;           /* index of the ferry-defaults reference, -1 when the origin is it */
+    int ref_control;           /* index of the A/A control (the defaults again), -1 when skipped */
     const char *hints_out;     /* the hints file written */
     int always_write;
     double bytes;              /* bytes one repetition moves under the metric */
