@@ -46,7 +46,9 @@ typedef struct ferry_file {
     ferry_hints hints;
     ferry_view view;
     int64_t fp;               /* individual file pointer, etype units */
-    MPI_Win shfp_win;         /* shared file pointer lives on rank 0 */
+    MPI_Win shfp_win;         /* shared file pointer lives on rank 0 ... */
+    int shfp_slot;            /* ... at this displacement */
+    struct shfp_pool *shfp_pool; /* the pooled window it shares, or NULL: a window of its own */
     int64_t shfp_self;        /* ... or here, when the file is opened by one rank */
     int shfp_touched;         /* this rank used the shared pointer since the last reset */
     int atomic;
@@ -88,7 +90,12 @@ int ferry_view_set(ferry_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datat
 int64_t ferry_view_byte_offset(const ferry_file *f, int64_t off);
 
 /* Shared file pointer (shared_fp.c); values in etype units. */
-int ferry_shfp_create(ferry_file *f, int64_t initial);
+/* This rank's pooled shared-pointer slots for f's group (a bit mask), or
+ * FERRY_SHFP_NO_POOL; the open agrees on it and passes the agreed value to
+ * create (any negative other than NO_POOL: the ranks disagree). */
+#define FERRY_SHFP_NO_POOL (-1)
+int64_t ferry_shfp_pool_state(ferry_file *f);
+int ferry_shfp_create(ferry_file *f, int64_t initial, int64_t agreed);
 void ferry_shfp_free(ferry_file *f);
 int ferry_shfp_fetch_add(ferry_file *f, int64_t delta, int64_t *old);
 /* Collective: every rank leaves with the pointer at `value`. */

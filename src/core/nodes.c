@@ -1,4 +1,5 @@
 #include "core/nodes.h"
+#include "core/finalize.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,15 +16,10 @@ typedef struct node_entry {
     struct node_entry *next;
 } node_entry;
 static node_entry *cache;
-static int cache_key = MPI_KEYVAL_INVALID;
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int cache_free(MPI_Comm self, int key, void *val, void *extra)
+static void cache_free(void)
 {
-    (void)self;
-    (void)key;
-    (void)val;
-    (void)extra;
     pthread_mutex_lock(&cache_lock);
     while (cache) {
         node_entry *e = cache;
@@ -34,11 +30,7 @@ static int cache_free(MPI_Comm self, int key, void *val, void *extra)
         free(e->nodes.node_of);
         free(e);
     }
-    if (cache_key != MPI_KEYVAL_INVALID)
-        MPI_Comm_free_keyval(&cache_key);
-    cache_key = MPI_KEYVAL_INVALID;
     pthread_mutex_unlock(&cache_lock);
-    return MPI_SUCCESS;
 }
 
 static node_entry *cache_find(MPI_Group g)
@@ -139,10 +131,8 @@ int ferry_nodes_build(MPI_Comm comm, ferry_nodes *out)
             return rc;
         }
         e->group = g;
+        ferry_at_finalize(cache_free);
         pthread_mutex_lock(&cache_lock);
-        if (cache_key == MPI_KEYVAL_INVALID &&
-            MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cache_free, &cache_key, NULL) == MPI_SUCCESS)
-            MPI_Comm_set_attr(MPI_COMM_SELF, cache_key, NULL);
         e->next = cache;
         cache = e;
         pthread_mutex_unlock(&cache_lock);

@@ -18,17 +18,21 @@
 
 /* What the ranks must agree on at open, reduced in one MPI_Allreduce(MAX):
  * a value v agrees when max(v) == -max(-v). */
-enum { AG_ERR, AG_AMODE, AG_NAMODE, AG_DIGEST, AG_NDIGEST, AG_N };
+enum { AG_ERR, AG_AMODE, AG_NAMODE, AG_DIGEST, AG_NDIGEST, AG_POOL, AG_NPOOL, AG_N };
 
+/* *pool: the agreed shared-pointer pool state (file.h), -2 when the ranks'
+ * states differ. */
 static int agree_open(ferry_file *f, int local_err, uint64_t digest, int *amode_differs,
-                      int *hints_differ)
+                      int *hints_differ, int64_t *pool)
 {
     int64_t d = (int64_t)(digest >> 2); /* keep -d representable */
-    int64_t v[AG_N] = {local_err, f->amode, -(int64_t)f->amode, d, -d};
+    int64_t p = ferry_shfp_pool_state(f);
+    int64_t v[AG_N] = {local_err, f->amode, -(int64_t)f->amode, d, -d, p, -p};
     int64_t r[AG_N];
     MPI_Allreduce(v, r, AG_N, MPI_INT64_T, MPI_MAX, f->comm);
     *amode_differs = r[AG_AMODE] != -r[AG_NAMODE];
     *hints_differ = r[AG_DIGEST] != -r[AG_NDIGEST];
+    *pool = r[AG_POOL] == -r[AG_NPOOL] ? r[AG_POOL] : -2;
     return (int)r[AG_ERR];
 }
 
@@ -108,7 +112,8 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     const char *why = NULL;
     int local = local_err != MPI_SUCCESS ? ferry_err_class(local_err) : ferry_amode_check(amode, &why);
     int amode_differs = 0, hints_differ = 0;
-    int agreed = agree_open(f, local, ferry_hints_digest(&f->hints), &amode_differs, &hints_differ);
+    int64_t pool = 0;
+    int agreed = agree_open(f, local, ferry_hints_digest(&f->hints), &amode_differs, &hints_differ, &pool);
     if (agreed != MPI_SUCCESS || amode_differs) {
         int code = local_err != MPI_SUCCESS ? local_err
                  : local != MPI_SUCCESS ? ferry_err(local, why)
@@ -146,7 +151,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
         initial = sz;
     }
     f->fp = initial;
-    int shrc = ferry_shfp_create(f, initial);
+    int shrc = ferry_shfp_create(f, initial, pool);
     int cls = err ? ferry_errno_class(err) : shrc;
     int maxcls = cls;
     if (f->size > 1)
