@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include "core/async.h"
 #include "core/errors.h"
 #include "core/file.h"
 #include "core/io.h"
@@ -37,6 +38,12 @@
             return ferry_raise(NULL, ferry_err(MPI_ERR_FILE, "invalid file handle"), fname); \
         f = ferry_file_of(fh);                                                           \
     } while (0)
+
+/* The same, after the file's queued nonblocking and split collectives have
+ * completed: for every call that is collective or changes the file. */
+#define FERRY_FILE_SETTLED(fh, f, fname)                                                 \
+    FERRY_FILE(fh, f, fname);                                                            \
+    ferry_async_drain(f)
 
 /* The shared argument checks of every data call (on this rank only). */
 int ferry_bind_check_data(ferry_file *f, const void *buf, MPI_Count count, MPI_Datatype type,

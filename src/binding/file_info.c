@@ -4,7 +4,7 @@
 
 FERRY_BIND(int, MPI_File_set_info, (MPI_File fh, MPI_Info info))
 {
-    FERRY_FILE(fh, f, "MPI_File_set_info");
+    FERRY_FILE_SETTLED(fh, f, "MPI_File_set_info");
     return ferry_raise(f, ferry_file_set_info(f, info), "MPI_File_set_info");
 }
 

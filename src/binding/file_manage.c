@@ -35,8 +35,9 @@ FERRY_BIND(int, MPI_File_close, (MPI_File *fh))
 {
     if (!fh)
         return ferry_raise(NULL, ferry_err(MPI_ERR_ARG, "file handle pointer is NULL"), "MPI_File_close");
-    FERRY_FILE(*fh, f, "MPI_File_close");
+    FERRY_FILE_SETTLED(*fh, f, "MPI_File_close");
     MPI_Errhandler eh = f->errhandler;
+    ferry_async_stop(f);
     int rc = ferry_file_close(f);
     *fh = MPI_FILE_NULL;
     if (rc != MPI_SUCCESS && eh != MPI_ERRORS_RETURN) {
@@ -58,13 +59,13 @@ FERRY_BIND(int, MPI_File_delete, (const char *filename, MPI_Info info))
 
 FERRY_BIND(int, MPI_File_set_size, (MPI_File fh, MPI_Offset size))
 {
-    FERRY_FILE(fh, f, "MPI_File_set_size");
+    FERRY_FILE_SETTLED(fh, f, "MPI_File_set_size");
     return ferry_raise(f, ferry_file_set_size(f, size), "MPI_File_set_size");
 }
 
 FERRY_BIND(int, MPI_File_preallocate, (MPI_File fh, MPI_Offset size))
 {
-    FERRY_FILE(fh, f, "MPI_File_preallocate");
+    FERRY_FILE_SETTLED(fh, f, "MPI_File_preallocate");
     return ferry_raise(f, ferry_file_preallocate(f, size), "MPI_File_preallocate");
 }
 
@@ -95,13 +96,13 @@ FERRY_BIND(int, MPI_File_get_amode, (MPI_File fh, int *amode))
 
 FERRY_BIND(int, MPI_File_sync, (MPI_File fh))
 {
-    FERRY_FILE(fh, f, "MPI_File_sync");
+    FERRY_FILE_SETTLED(fh, f, "MPI_File_sync");
     return ferry_raise(f, ferry_file_sync(f), "MPI_File_sync");
 }
 
 FERRY_BIND(int, MPI_File_set_atomicity, (MPI_File fh, int flag))
 {
-    FERRY_FILE(fh, f, "MPI_File_set_atomicity");
+    FERRY_FILE_SETTLED(fh, f, "MPI_File_set_atomicity");
     return ferry_raise(f, ferry_file_set_atomicity(f, flag), "MPI_File_set_atomicity");
 }
 

@@ -23,7 +23,7 @@ FERRY_BIND(int, MPI_File_get_position, (MPI_File fh, MPI_Offset *offset))
 
 FERRY_BIND(int, MPI_File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
 {
-    FERRY_FILE(fh, f, "MPI_File_seek_shared");
+    FERRY_FILE_SETTLED(fh, f, "MPI_File_seek_shared");
     return ferry_raise(f, ferry_file_seek_shared(f, offset, whence), "MPI_File_seek_shared");
 }
 

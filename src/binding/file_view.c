@@ -7,7 +7,7 @@
 FERRY_BIND(int, MPI_File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
                                     MPI_Datatype filetype, const char *datarep, MPI_Info info))
 {
-    FERRY_FILE(fh, f, "MPI_File_set_view");
+    FERRY_FILE_SETTLED(fh, f, "MPI_File_set_view");
     return ferry_raise(f, ferry_view_set(f, disp, etype, filetype, datarep, info), "MPI_File_set_view");
 }
 

@@ -56,6 +56,7 @@ typedef struct ferry_file {
     int f2c;                  /* index in the handle table */
     ferry_split split;
     struct ferry_coll *coll;  /* collective strategies' state, built at the first collective call */
+    struct ferry_async *async; /* worker for nonblocking and split collectives (async.c), or NULL */
     char coll_shown[64];      /* strategies whose aggregator placement was displayed */
     ferry_stats stats;
 } ferry_file;

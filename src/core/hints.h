@@ -71,6 +71,7 @@ typedef struct ferry_hints {
     int local_aggregators;             /* ranks per node that write in local aggregation: 1 */
     ferry_placement aggregator_placement;
     int64_t ds_threshold;              /* sieve when the mean gap is below this: 64 KiB */
+    int forward_collectors;            /* forwarding: ranks per node that coalesce the node's records: 1 */
     /* Added by the hints module: where each hint's value came from, indexed
      * by the hint's field number (see ferry_hints_source_of), one
      * ferry_hint_source per entry. Not part of a hint's value:

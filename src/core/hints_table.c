@@ -52,6 +52,7 @@ const hint_def ferry_hint_table[] = {
     {"ferry_local_aggregators",  HK_LOCALAGG, OFF(local_aggregators),       16, 0, 1, 1,                 1,   1 << 20,       NULL, "ranks per node that write in local aggregation (or all)"},
     {"ferry_aggregator_placement", HK_PLACE,  OFF(aggregator_placement),    17, 0, 1, FERRY_PLACE_SPREAD, 0,  0,             NULL, "spread|topology"},
     {"ferry_ds_threshold",       HK_SIZE,     OFF(ds_threshold),            18, 0, 1, 64 * KiB,          0,   TiB,           NULL, "auto sieves when the mean gap is below this"},
+    {"ferry_forward_collectors", HK_INT,      OFF(forward_collectors),      19, 0, 1, 1,                 0,   1 << 20,       NULL, "forwarding: ranks per node that coalesce its records (0: none)"},
 };
 /* clang-format on */
 const int ferry_hint_count = (int)(sizeof ferry_hint_table / sizeof ferry_hint_table[0]);

@@ -155,6 +155,22 @@ void ferry_nodes_free(ferry_nodes *n)
     n->node_of = NULL;
 }
 
+int ferry_nodes_build_own(MPI_Comm comm, ferry_nodes *out)
+{
+    int rc = nodes_split(comm, out);
+    if (rc != MPI_SUCCESS && out->node_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&out->node_comm);
+    return rc;
+}
+
+void ferry_nodes_free_own(ferry_nodes *n)
+{
+    if (n->node_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&n->node_comm);
+    free(n->node_of);
+    n->node_of = NULL;
+}
+
 int ferry_nodes_count(MPI_Comm comm)
 {
     ferry_nodes n;

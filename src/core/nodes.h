@@ -20,6 +20,10 @@ typedef struct ferry_nodes {
 /* Collective over comm. */
 int ferry_nodes_build(MPI_Comm comm, ferry_nodes *out);
 void ferry_nodes_free(ferry_nodes *n);
+/* Collective over comm: a layout with a node communicator of its own (not
+ * the cache's), for a thread whose collectives run beside the caller's. */
+int ferry_nodes_build_own(MPI_Comm comm, ferry_nodes *out);
+void ferry_nodes_free_own(ferry_nodes *n);
 /* Collective over comm: how many nodes it spans. */
 int ferry_nodes_count(MPI_Comm comm);
 /* FERRY_RANKS_PER_NODE, or 0 when nodes are real. */

@@ -10,6 +10,7 @@
 #include "core/nodes.h"
 #include "core/trace.h"
 #include "driver/faults.h"
+#include "strategy/forward.h"
 #include "strategy/strategy.h"
 
 #include <errno.h>
@@ -171,6 +172,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
         file_free(f);
         return ferry_err(MPI_ERR_NO_MEM, "out of memory registering a file handle");
     }
+    ferry_forward_open(f);
     if (ferry_env_hints_display() && f->rank == 0)
         ferry_hints_display(&f->hints, f->filename, stderr);
     ferry_stats_phase(&f->stats, FERRY_PHASE_OPEN, t0);
@@ -181,9 +183,10 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
 int ferry_file_close(ferry_file *f)
 {
     double t0 = ferry_now();
+    int fwd = ferry_forward_close(f); /* before the descriptor goes: forwarders write through it */
     ferry_strategy_release(f);
     int err = f->fd.drv->close(&f->fd);
-    int cls = err ? ferry_errno_class(err) : MPI_SUCCESS;
+    int cls = err ? ferry_errno_class(err) : ferry_err_class(fwd);
     int maxcls = cls;
     ferry_shfp_free(f);
     if (f->size > 1)
@@ -203,7 +206,7 @@ int ferry_file_close(ferry_file *f)
     file_free(f);
     if (maxcls == MPI_SUCCESS)
         return MPI_SUCCESS;
-    return err ? ferry_err_errno(err, "close") : ferry_err(maxcls, "close failed on another rank");
+    return err ? ferry_err_errno(err, "close") : fwd ? fwd : ferry_err(maxcls, "close failed on another rank");
 }
 
 int ferry_file_delete(const char *filename, MPI_Info info)

@@ -15,10 +15,14 @@ void ferry_status_set(MPI_Status *st, int64_t bytes)
     MPI_Status_set_cancelled(st, 0);
 }
 
-typedef struct done_req {
+/* The state of ferry's generalized requests; a pending one is completed by
+ * whoever finishes the transfer. */
+struct ferry_pending {
     int code;
     int64_t bytes;
-} done_req;
+    MPI_Request req;
+};
+typedef struct ferry_pending done_req;
 
 static int query_fn(void *state, MPI_Status *st)
 {
@@ -54,4 +58,27 @@ int ferry_request_completed(int code, int64_t bytes, MPI_Request *req)
         return rc;
     }
     return MPI_Grequest_complete(*req);
+}
+
+int ferry_request_pending(MPI_Request *req, ferry_pending **p)
+{
+    done_req *d = calloc(1, sizeof *d);
+    if (!d)
+        return MPI_ERR_NO_MEM;
+    int rc = MPI_Grequest_start(query_fn, free_fn, cancel_fn, d, req);
+    if (rc != MPI_SUCCESS) {
+        free(d);
+        return rc;
+    }
+    d->req = *req;
+    *p = d;
+    return MPI_SUCCESS;
+}
+
+void ferry_request_finish(ferry_pending *p, int code, int64_t bytes)
+{
+    p->code = code;
+    p->bytes = bytes;
+    /* after this call the request, and p with it, may be freed by a waiter */
+    MPI_Grequest_complete(p->req);
 }

@@ -3,9 +3,11 @@
  * --serve-in-init`): data processes then never run a line of the program
  * after MPI_Init. They serve, finalize and exit inside MPI_Init; compute
  * processes return from it with the groups already built. Without that
- * setting these are plain pass-throughs to the MPI library.
+ * setting these pass through to the MPI library, asking for
+ * MPI_THREAD_MULTIPLE when the environment asks for forwarding.
  */
 #include "decouple/decouple.h"
+#include "strategy/forward.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +29,8 @@ static void after_init(void)
 
 FERRY_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
-    int rc = PMPI_Init(argc, argv);
+    int want = ferry_forward_thread_level(MPI_THREAD_SINGLE), provided;
+    int rc = want > MPI_THREAD_SINGLE ? PMPI_Init_thread(argc, argv, want, &provided) : PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
         after_init();
     return rc;
@@ -35,7 +38,7 @@ FERRY_PUBLIC int MPI_Init(int *argc, char ***argv)
 
 FERRY_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    int rc = PMPI_Init_thread(argc, argv, ferry_forward_thread_level(required), provided);
     if (rc == MPI_SUCCESS)
         after_init();
     return rc;

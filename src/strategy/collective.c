@@ -10,6 +10,7 @@
  */
 #include "core/errors.h"
 #include "strategy/auto.h"
+#include "strategy/forward.h"
 #include "strategy/local.h"
 #include "strategy/twophase.h"
 
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 
 struct ferry_coll {
+    int own_nodes;             /* a node communicator of its own (a file's worker) */
     int have_nodes;
     ferry_nodes nodes;
     ferry_local_win win;
@@ -32,13 +34,24 @@ static struct ferry_coll *coll_of(ferry_file *f)
     return f->coll;
 }
 
+int ferry_strategy_own_nodes(ferry_file *f)
+{
+    struct ferry_coll *c = coll_of(f);
+    if (!c)
+        return MPI_ERR_NO_MEM;
+    c->own_nodes = 1;
+    return MPI_SUCCESS;
+}
+
 void ferry_strategy_release(ferry_file *f)
 {
     struct ferry_coll *c = f->coll;
     if (!c)
         return;
     ferry_local_win_free(&c->win);
-    if (c->have_nodes)
+    if (c->have_nodes && c->own_nodes)
+        ferry_nodes_free_own(&c->nodes);
+    else if (c->have_nodes)
         ferry_nodes_free(&c->nodes);
     free(c);
     f->coll = NULL;
@@ -47,7 +60,8 @@ void ferry_strategy_release(ferry_file *f)
 /* Collective the first time: who shares a node with whom. */
 static const ferry_nodes *nodes_of(ferry_file *f, struct ferry_coll *c)
 {
-    if (!c->have_nodes && ferry_nodes_build(f->comm, &c->nodes) == MPI_SUCCESS)
+    if (!c->have_nodes && (c->own_nodes ? ferry_nodes_build_own(f->comm, &c->nodes)
+                                        : ferry_nodes_build(f->comm, &c->nodes)) == MPI_SUCCESS)
         c->have_nodes = 1;
     return c->have_nodes ? &c->nodes : NULL;
 }
@@ -60,6 +74,9 @@ static ferry_coll_strategy requested(const ferry_file *f, int is_write)
 int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err, int64_t *done)
 {
     *done = 0;
+    int fwd = ferry_forward_flush(f); /* this rank's forwarded data lands first */
+    if (local_err == MPI_SUCCESS)
+        local_err = fwd;
     struct ferry_coll *c = coll_of(f);
     if (!c)
         return ferry_err(MPI_ERR_NO_MEM, "out of memory for collective state");

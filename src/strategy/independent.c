@@ -12,6 +12,7 @@
  * FERRY_SIEVE_MAX_HOLE, where their windows stop.
  */
 #include "core/errors.h"
+#include "strategy/forward.h"
 #include "strategy/sieve.h"
 
 #include <stdio.h>
@@ -122,6 +123,9 @@ int ferry_strategy_independent(ferry_file *f, const ferry_xfer *x, int collectiv
     *done = 0;
     if (x->bytes == 0)
         return MPI_SUCCESS;
+    int fcode;
+    if (!collective && ferry_forward_io(f, x, &fcode, done))
+        return fcode;
     ferry_kind kind = x->is_write ? (collective ? FERRY_KIND_COLL_WRITE : FERRY_KIND_IND_WRITE)
                                   : (collective ? FERRY_KIND_COLL_READ : FERRY_KIND_IND_READ);
     int64_t lo = 0, hi = 0;
@@ -130,8 +134,10 @@ int ferry_strategy_independent(ferry_file *f, const ferry_xfer *x, int collectiv
     const char *why = buf;
     int sieve = choose_sieve(f, x, lo, hi, &why, buf, sizeof buf);
     /* collective calls keep the collective engine's record */
-    if (!collective)
-        ferry_stats_strategy(&f->stats, kind, sieve ? "sieve" : "direct", why);
+    if (!collective) {
+        const char *fb = ferry_forward_fallback(f, x->is_write);
+        ferry_stats_strategy(&f->stats, kind, sieve ? "sieve" : "direct", fb ? fb : why);
+    }
 
     int lock = 0, exclusive = x->is_write;
     if (f->atomic)

@@ -20,11 +20,11 @@ int ferry_aggs_place_topology(const ferry_file *f, const ferry_nodes *nodes, con
     int *mnode = malloc((size_t)nn * sizeof *mnode);      /* comm node -> model node */
     int *leader = malloc((size_t)nn * sizeof *leader);    /* comm node -> its first rank */
     int *used = calloc((size_t)nn, sizeof *used);
-    int *world = malloc((size_t)P * sizeof *world), *ident = malloc((size_t)P * sizeof *ident);
+    int *rank_node = malloc((size_t)P * sizeof *rank_node);
     ferry_topo_sender *snd = malloc((size_t)nd * (size_t)nn * sizeof *snd);
     size_t *dom_off = malloc(((size_t)nd + 1) * sizeof *dom_off);
     int *agg_node = malloc((size_t)nd * sizeof *agg_node);
-    int ok = mat && sum && mnode && leader && used && world && ident && snd && dom_off && agg_node;
+    int ok = mat && sum && mnode && leader && used && rank_node && snd && dom_off && agg_node;
     int all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, f->comm);
     int rc = MPI_SUCCESS;
@@ -35,20 +35,14 @@ int ferry_aggs_place_topology(const ferry_file *f, const ferry_nodes *nodes, con
     for (int j = 0; j < nd; j++)
         mat[(size_t)j * nn + nodes->my_node] = my_bytes ? my_bytes[j] : 0;
     MPI_Allreduce(mat, sum, nd * nn, MPI_DOUBLE, MPI_SUM, f->comm);
-    MPI_Group g, wg;
-    MPI_Comm_group(f->comm, &g);
-    MPI_Comm_group(MPI_COMM_WORLD, &wg);
-    for (int r = 0; r < P; r++)
-        ident[r] = r;
-    MPI_Group_translate_ranks(g, P, ident, wg, world);
-    MPI_Group_free(&g);
-    MPI_Group_free(&wg);
+    if (ferry_machine_comm_nodes(f->comm, rank_node) != 0)
+        goto out; /* a rank has no model node: keep the spread placement */
     for (int k = 0; k < nn; k++)
         leader[k] = -1;
     for (int r = P - 1; r >= 0; r--)
         leader[nodes->node_of[r]] = r;
     for (int k = 0; k < nn; k++)
-        mnode[k] = ferry_machine_node_of(world[leader[k]]);
+        mnode[k] = rank_node[leader[k]];
     size_t ns = 0;
     for (int j = 0; j < nd; j++) {
         dom_off[j] = ns;
@@ -87,8 +81,7 @@ out:
     free(mnode);
     free(leader);
     free(used);
-    free(world);
-    free(ident);
+    free(rank_node);
     free(snd);
     free(dom_off);
     free(agg_node);

@@ -62,6 +62,9 @@ int ferry_strategy_independent(ferry_file *f, const ferry_xfer *x, int collectiv
  * is this rank's argument check; the call fails on every rank if it failed
  * on any. */
 int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err, int64_t *done);
+/* Makes f's collective state use a node communicator of its own (for a
+ * file's worker, whose collectives run beside the caller's). */
+int ferry_strategy_own_nodes(ferry_file *f);
 /* Frees what the collective strategies kept on f (collective: at close). */
 void ferry_strategy_release(ferry_file *f);
 

@@ -59,6 +59,10 @@ int ferry_topo_ndims(const ferry_topo_machine *m);
 int ferry_topo_dim_size(const ferry_topo_machine *m, int dim);
 int ferry_topo_coords(const ferry_topo_machine *m, int node, int *coords); /* returns ndims */
 int ferry_topo_node_at(const ferry_topo_machine *m, const int *coords);    /* -1 if none */
+/* The compute node of `host` in a host map's text (format in hostmap.c:
+ * "hostname c0 c1 ..." or "hostname N" per line), or -1 with err set. */
+int ferry_topo_hostmap_node(const ferry_topo_machine *m, const char *text, const char *host, char *err,
+                            size_t errlen);
 
 int ferry_topo_links(const ferry_topo_machine *m);
 double ferry_topo_link_bandwidth(const ferry_topo_machine *m, int link); /* bytes/s */

@@ -1,0 +1,413 @@
+/*
+ * The sender side of forwarding, and the forwarding state of each open file.
+ * The state lives in a table keyed by the file object, looked up only for
+ * files whose hints ask for forwarding; a mutex per file serialises the
+ * caller's thread and any worker that runs nonblocking calls.
+ */
+#include "core/errors.h"
+#include "core/trace.h"
+#include "strategy/forward_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FWD_CHUNK (8 << 20)            /* data bytes per record: messages stay far below 2 GiB */
+#define FWD_MAX_PIECES 65536           /* pieces per record */
+#define FWD_MAX_INFLIGHT (64 << 20)    /* a sender's bytes in flight before it waits for the oldest */
+
+typedef struct fwd_entry {
+    ferry_file *f;
+    ferry_fwd *w;
+    pthread_mutex_t lock;
+    struct fwd_entry *next;
+} fwd_entry;
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static fwd_entry *table;
+
+static int wants_forward(const ferry_file *f)
+{
+    return f->hints.ind_write_strategy == FERRY_IND_FORWARD || f->hints.ind_read_strategy == FERRY_IND_FORWARD;
+}
+
+static fwd_entry *find(const ferry_file *f)
+{
+    if (!wants_forward(f))
+        return NULL;
+    pthread_mutex_lock(&table_lock);
+    fwd_entry *e = table;
+    while (e && e->f != f)
+        e = e->next;
+    pthread_mutex_unlock(&table_lock);
+    return e;
+}
+
+/* ---- control messages from the forwarder -------------------------------- */
+
+static void note_err(ferry_fwd *w, int64_t err)
+{
+    if (err && !w->err)
+        w->err = ferry_err_errno((int)err, "forwarded I/O");
+}
+
+/* Receives one control message from the forwarder; blocking or not. Returns
+ * its type (0: none); a reply's payload goes to *data (caller frees). */
+static int64_t ctrl_recv(ferry_fwd *w, int block, int64_t h[FWD_CTRL], char **data)
+{
+    int src = w->fwd_of[w->me], flag = 1, n = 0;
+    MPI_Status st;
+    if (block)
+        MPI_Probe(src, FWD_TAG_CTRL, w->comm, &st);
+    else
+        MPI_Iprobe(src, FWD_TAG_CTRL, w->comm, &flag, &st);
+    if (!flag)
+        return 0;
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    char *msg = malloc((size_t)n);
+    if (!msg) {
+        /* take it anyway so the stream stays in order; its payload is lost */
+        int64_t small[FWD_CTRL];
+        MPI_Recv(small, FWD_CTRL * (int)sizeof(int64_t), MPI_BYTE, src, FWD_TAG_CTRL, w->comm, &st);
+        memcpy(h, small, sizeof small);
+        h[1] = h[1] ? h[1] : 12 /* ENOMEM */, h[2] = 0;
+        if (data)
+            *data = NULL;
+        return h[0];
+    }
+    MPI_Recv(msg, n, MPI_BYTE, src, FWD_TAG_CTRL, w->comm, MPI_STATUS_IGNORE);
+    memcpy(h, msg, FWD_CTRL * sizeof(int64_t));
+    if (h[0] == FWD_ERR)
+        note_err(w, h[1]);
+    if (data) {
+        *data = msg;
+    } else {
+        free(msg);
+    }
+    return h[0];
+}
+
+/* Takes every control message already there (errors, before any wait). */
+static void poll_ctrl(ferry_fwd *w)
+{
+    int64_t h[FWD_CTRL];
+    while (ctrl_recv(w, 0, h, NULL))
+        ;
+}
+
+/* Waits for the next message of `type`, noting errors on the way. */
+static char *ctrl_wait(ferry_fwd *w, int64_t type, int64_t h[FWD_CTRL])
+{
+    for (;;) {
+        char *msg = NULL;
+        int64_t t = ctrl_recv(w, 1, h, &msg);
+        if (t == type)
+            return msg;
+        free(msg);
+    }
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static void send_record(ferry_fwd *w, char *rec, int64_t len, int64_t data)
+{
+    MPI_Request req;
+    MPI_Isend(rec, (int)len, MPI_BYTE, w->first_hop, FWD_TAG_REQ, w->comm, &req);
+    ferry_fwd_queue_push(&w->out, req, rec, len);
+    if (data > 0)
+        ferry_trace_send(w->comm, w->first_hop, data);
+    w->dirty = 1;
+    while (w->out.bytes > FWD_MAX_INFLIGHT && w->out.n > 0)
+        ferry_fwd_queue_trim(&w->out);
+}
+
+static char *new_record(ferry_fwd *w, int64_t type, int64_t np, int64_t nb, int with_data, int64_t *len)
+{
+    *len = (FWD_HDR + 2 * np) * (int64_t)sizeof(int64_t) + (with_data ? nb : 0);
+    int64_t *h = malloc((size_t)*len);
+    if (h)
+        h[0] = type, h[1] = w->me, h[2] = np, h[3] = nb;
+    return (char *)h;
+}
+
+/* The file side of the call as (offset, length) pairs, each at most FWD_CHUNK. */
+static int64_t *file_pieces(const ferry_file *f, const ferry_xfer *x, int64_t *np)
+{
+    ferry_file_walk fw;
+    ferry_file_walk_init(&fw, &f->view, x->pos, x->bytes);
+    int64_t n = 0, cap = 64, off, len;
+    int64_t *pc = malloc((size_t)cap * 2 * sizeof *pc);
+    while (pc && ferry_file_walk_next(&fw, FWD_CHUNK, &off, &len)) {
+        if (n == cap) {
+            int64_t *p = realloc(pc, (size_t)cap * 4 * sizeof *pc);
+            if (!p) {
+                free(pc);
+                return NULL;
+            }
+            pc = p, cap *= 2;
+        }
+        pc[2 * n] = off, pc[2 * n + 1] = len;
+        n++;
+    }
+    *np = n;
+    return pc;
+}
+
+/* How many pieces from i the next record takes, and their bytes. */
+static int64_t record_span(const int64_t *pc, int64_t np, int64_t i, int64_t *nb)
+{
+    int64_t k = 0;
+    *nb = 0;
+    while (i + k < np && k < FWD_MAX_PIECES && (k == 0 || *nb + pc[2 * (i + k) + 1] <= FWD_CHUNK))
+        *nb += pc[2 * (i + k) + 1], k++;
+    return k;
+}
+
+static int fwd_write(ferry_fwd *w, const ferry_xfer *x, const int64_t *pc, int64_t np, int64_t *done)
+{
+    ferry_mem_walk mw;
+    ferry_mem_walk_init(&mw, x->buf, x->mem, x->memcount, 0);
+    for (int64_t i = 0; i < np;) {
+        int64_t nb, len, k = record_span(pc, np, i, &nb);
+        char *rec = new_record(w, FWD_WRITE, k, nb, 1, &len);
+        if (!rec)
+            return ferry_err(MPI_ERR_NO_MEM, "out of memory forwarding a write");
+        memcpy(rec + FWD_HDR * sizeof(int64_t), pc + 2 * i, (size_t)k * 2 * sizeof *pc);
+        char *dst = rec + (FWD_HDR + 2 * k) * sizeof(int64_t);
+        for (int64_t left = nb; left > 0;) {
+            char *addr;
+            int64_t l;
+            if (!ferry_mem_walk_next(&mw, left, &addr, &l))
+                break;
+            memcpy(dst, addr, (size_t)l);
+            dst += l, left -= l;
+        }
+        send_record(w, rec, len, nb);
+        *done += nb;
+        i += k;
+    }
+    return MPI_SUCCESS;
+}
+
+static int fwd_read(ferry_fwd *w, const ferry_xfer *x, const int64_t *pc, int64_t np, int64_t *done)
+{
+    int64_t nrec = 0, code = MPI_SUCCESS;
+    for (int64_t i = 0; i < np; nrec++) {
+        int64_t nb, len, k = record_span(pc, np, i, &nb);
+        char *rec = new_record(w, FWD_READ, k, nb, 0, &len);
+        if (!rec) {
+            code = ferry_err(MPI_ERR_NO_MEM, "out of memory forwarding a read");
+            break;
+        }
+        memcpy(rec + FWD_HDR * sizeof(int64_t), pc + 2 * i, (size_t)k * 2 * sizeof *pc);
+        send_record(w, rec, len, 0);
+        i += k;
+    }
+    /* every reply is taken, in order; data after a short one is not the stream's */
+    ferry_mem_walk mw;
+    ferry_mem_walk_init(&mw, x->buf, x->mem, x->memcount, 0);
+    int stopped = code != MPI_SUCCESS;
+    for (int64_t r = 0, i = 0; r < nrec; r++) {
+        int64_t h[FWD_CTRL], nb, k = record_span(pc, np, i, &nb);
+        i += k;
+        char *msg = ctrl_wait(w, FWD_REPLY, h);
+        if (!stopped && h[1])
+            code = ferry_err_errno((int)h[1], "forwarded read");
+        const char *src = msg ? msg + FWD_CTRL * sizeof(int64_t) : NULL;
+        for (int64_t left = stopped || !src ? 0 : h[2]; left > 0;) {
+            char *addr;
+            int64_t l;
+            if (!ferry_mem_walk_next(&mw, left, &addr, &l))
+                break;
+            memcpy(addr, src, (size_t)l);
+            src += l, left -= l;
+            *done += l;
+        }
+        stopped |= h[1] || h[2] < nb || !msg;
+        free(msg);
+    }
+    w->dirty = 0; /* the replies came after everything sent before them */
+    return (int)code;
+}
+
+/* ---- the strategy ------------------------------------------------------- */
+
+static int flush_locked(ferry_fwd *w)
+{
+    if (w->comm == MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    if (w->dirty) {
+        int64_t len, h[FWD_CTRL];
+        char *rec = new_record(w, FWD_FLUSH, 0, 0, 0, &len);
+        if (!rec)
+            return ferry_err(MPI_ERR_NO_MEM, "out of memory flushing forwarded writes");
+        send_record(w, rec, len, 0);
+        free(ctrl_wait(w, FWD_ACK, h));
+        w->dirty = 0;
+    }
+    ferry_fwd_queue_wait(&w->out);
+    poll_ctrl(w);
+    int e = w->err;
+    w->err = MPI_SUCCESS;
+    return e;
+}
+
+int ferry_forward_flush(ferry_file *f)
+{
+    fwd_entry *e = find(f);
+    if (!e)
+        return MPI_SUCCESS;
+    pthread_mutex_lock(&e->lock);
+    int code = flush_locked(e->w);
+    pthread_mutex_unlock(&e->lock);
+    return code;
+}
+
+const char *ferry_forward_fallback(const ferry_file *f, int is_write)
+{
+    if ((is_write ? f->hints.ind_write_strategy : f->hints.ind_read_strategy) != FERRY_IND_FORWARD)
+        return NULL;
+    fwd_entry *e = find(f);
+    return e && e->w->comm == MPI_COMM_NULL ? e->w->why : NULL;
+}
+
+int ferry_forward_io(ferry_file *f, const ferry_xfer *x, int *code, int64_t *done)
+{
+    fwd_entry *e = find(f);
+    if (!e || e->w->comm == MPI_COMM_NULL)
+        return 0;
+    ferry_fwd *w = e->w;
+    int on = x->is_write ? w->write_on : w->read_on;
+    pthread_mutex_lock(&e->lock);
+    *done = 0;
+    if (!on || f->atomic) {
+        /* the other path must see this rank's forwarded data first */
+        *code = w->dirty ? flush_locked(w) : MPI_SUCCESS;
+        pthread_mutex_unlock(&e->lock);
+        return *code != MPI_SUCCESS;
+    }
+    ferry_kind kind = x->is_write ? FERRY_KIND_IND_WRITE : FERRY_KIND_IND_READ;
+    ferry_stats_strategy(&f->stats, kind, "forward", w->why);
+    ferry_fwd_queue_reap(&w->out);
+    poll_ctrl(w);
+    if (w->err) {
+        /* a failure of data handed over earlier: this call does nothing */
+        *code = w->err;
+        w->err = MPI_SUCCESS;
+        pthread_mutex_unlock(&e->lock);
+        return 1;
+    }
+    int64_t np = 0;
+    int64_t *pc = file_pieces(f, x, &np);
+    if (!pc)
+        *code = ferry_err(MPI_ERR_NO_MEM, "out of memory forwarding a call");
+    else
+        *code = x->is_write ? fwd_write(w, x, pc, np, done) : fwd_read(w, x, pc, np, done);
+    free(pc);
+    pthread_mutex_unlock(&e->lock);
+    return 1;
+}
+
+/* ---- open and close ----------------------------------------------------- */
+
+static void fallback(ferry_fwd *w, const char *why)
+{
+    snprintf(w->why, sizeof w->why, "forward unavailable (%.50s): independent path", why);
+    w->write_on = w->read_on = 0;
+}
+
+static const char *level_name(int l)
+{
+    return l == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : l == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
+         : l == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED" : "MPI_THREAD_MULTIPLE";
+}
+
+void ferry_forward_open(ferry_file *f)
+{
+    if (!wants_forward(f))
+        return;
+    fwd_entry *e = calloc(1, sizeof *e);
+    ferry_fwd *w = calloc(1, sizeof *w);
+    int ok = e && w, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
+    if (!all) {
+        free(e);
+        free(w);
+        return;
+    }
+    w->f = f;
+    w->comm = MPI_COMM_NULL;
+    w->me = f->rank, w->size = f->size;
+    int level = MPI_THREAD_SINGLE, low = 0;
+    MPI_Query_thread(&level);
+    MPI_Allreduce(&level, &low, 1, MPI_INT, MPI_MIN, f->comm);
+    if (low < MPI_THREAD_MULTIPLE) {
+        char why[80];
+        snprintf(why, sizeof why, "needs MPI_THREAD_MULTIPLE, MPI provides %s", level_name(low));
+        fallback(w, why);
+    } else {
+        MPI_Comm_dup(f->comm, &w->comm);
+        int rc = ferry_fwd_plan(w, f->hints.forward_collectors);
+        int started = rc == MPI_SUCCESS && (!w->serves || pthread_create(&w->thread, NULL, ferry_fwd_serve, w) == 0);
+        int every = 0;
+        MPI_Allreduce(&started, &every, 1, MPI_INT, MPI_MIN, f->comm);
+        if (!every) {
+            if (started && w->serves) {
+                atomic_store(&w->stop, 1);
+                pthread_join(w->thread, NULL);
+            }
+            MPI_Comm_free(&w->comm);
+            w->comm = MPI_COMM_NULL;
+            free(w->fwd_of);
+            w->fwd_of = NULL;
+            fallback(w, rc == MPI_SUCCESS ? "no serving thread" : "no forwarding plan");
+        } else {
+            w->write_on = f->hints.ind_write_strategy == FERRY_IND_FORWARD;
+            w->read_on = f->hints.ind_read_strategy == FERRY_IND_FORWARD;
+        }
+    }
+    e->f = f;
+    e->w = w;
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_mutex_lock(&table_lock);
+    e->next = table;
+    table = e;
+    pthread_mutex_unlock(&table_lock);
+}
+
+int ferry_forward_close(ferry_file *f)
+{
+    fwd_entry *e = find(f);
+    if (!e)
+        return MPI_SUCCESS;
+    ferry_fwd *w = e->w;
+    int code = MPI_SUCCESS;
+    if (w->comm != MPI_COMM_NULL) {
+        pthread_mutex_lock(&e->lock);
+        code = flush_locked(w);
+        pthread_mutex_unlock(&e->lock);
+        /* every rank's data is in the file once all have flushed */
+        MPI_Barrier(w->comm);
+        if (w->serves) {
+            atomic_store(&w->stop, 1);
+            pthread_join(w->thread, NULL);
+        }
+        f->stats.sys_writes += w->sys_writes;
+        f->stats.sys_write_bytes += w->sys_write_bytes;
+        f->stats.sys_reads += w->sys_reads;
+        f->stats.sys_read_bytes += w->sys_read_bytes;
+        MPI_Comm_free(&w->comm);
+    }
+    pthread_mutex_lock(&table_lock);
+    fwd_entry **p = &table;
+    while (*p != e)
+        p = &(*p)->next;
+    *p = e->next;
+    pthread_mutex_unlock(&table_lock);
+    pthread_mutex_destroy(&e->lock);
+    free(w->out.v);
+    free(w->fwd_of);
+    free(w);
+    free(e);
+    return code;
+}

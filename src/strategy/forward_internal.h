@@ -1,0 +1,76 @@
+/*
+ * Forwarding internals shared by the sender side (forward.c), the plan
+ * (forward_plan.c) and the serving thread (forward_serve.c).
+ *
+ * Wire format, all int64. A request message (TAG_REQ) is a run of records:
+ *   [type, owner, npieces, nbytes] [foff, len] x npieces [data: nbytes, writes only]
+ * owner is the rank (in the private communicator) whose data it is; a
+ * collector concatenates its node mates' records unchanged. A control
+ * message (TAG_CTRL) goes from a forwarder to an owner:
+ *   [type, error code, bytes] [data: bytes, read replies only]
+ * Records of one owner travel one path in order, so the forwarder sees them
+ * in the order they were issued (MPI's non-overtaking rule on each hop).
+ */
+#ifndef FERRY_STRATEGY_FORWARD_INTERNAL_H
+#define FERRY_STRATEGY_FORWARD_INTERNAL_H
+
+#include "strategy/forward.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+enum { FWD_TAG_REQ = 1, FWD_TAG_CTRL = 2 };
+enum { FWD_WRITE = 1, FWD_READ = 2, FWD_FLUSH = 3 };
+enum { FWD_ERR = 1, FWD_ACK = 2, FWD_REPLY = 3 };
+#define FWD_HDR 4  /* int64 words of a record header */
+#define FWD_CTRL 3 /* int64 words of a control header */
+
+/* Sends in flight and the buffers they own. */
+typedef struct fwd_send {
+    MPI_Request req;
+    char *buf;
+    int64_t len;
+} fwd_send;
+
+typedef struct fwd_queue {
+    fwd_send *v;
+    int n, cap;
+    int64_t bytes;
+} fwd_queue;
+
+typedef struct ferry_fwd {
+    ferry_file *f;
+    MPI_Comm comm;         /* private duplicate of f->comm, same ranks */
+    int me, size;
+    int *fwd_of;           /* rank -> its forwarder */
+    int first_hop;         /* where this rank's records go: its collector or forwarder */
+    int nforwarders, ncollect;
+    int write_on, read_on;
+    char why[FERRY_REASON_LEN];
+    /* sender side (the caller's thread) */
+    fwd_queue out;
+    int dirty;             /* records sent since the last flush */
+    int err;               /* first error not yet reported to the program */
+    /* serving side */
+    int serves;
+    pthread_t thread;
+    atomic_int stop;
+    int64_t sys_writes, sys_write_bytes, sys_reads, sys_read_bytes; /* by the serving thread, read after join */
+} ferry_fwd;
+
+/* Collective over f->comm: who forwards for whom and who collects; fills
+ * fwd_of, first_hop, serves and why. MPI_SUCCESS, or an error on every rank. */
+int ferry_fwd_plan(ferry_fwd *w, int collectors);
+
+/* The serving thread's body. */
+void *ferry_fwd_serve(void *arg);
+
+/* Queue of sends: push a started send (takes buf), reap finished ones,
+ * wait for all. */
+int ferry_fwd_queue_push(fwd_queue *q, MPI_Request req, char *buf, int64_t len);
+void ferry_fwd_queue_reap(fwd_queue *q);
+void ferry_fwd_queue_wait(fwd_queue *q);
+/* Waits for the oldest send and frees it. */
+void ferry_fwd_queue_trim(fwd_queue *q);
+
+#endif
