@@ -16,6 +16,52 @@
 
 static int64_t next_sid;
 
+/* Local files (-dp 0) still open, oldest first: MPI_Finalize closes them,
+ * as a data process closes its sessions when its clients leave, so a
+ * program that ends without closing loses no write either way. */
+static ferry_dfile open_local;
+
+static void local_forget(ferry_dfile d)
+{
+    for (ferry_dfile *p = &open_local; *p; p = &(*p)->next_open)
+        if (*p == d) {
+            *p = d->next_open;
+            return;
+        }
+}
+
+/* Runs first in MPI_Finalize on every compute process (the attribute is set
+ * after the core's own, and MPI deletes them newest first); the files were
+ * opened collectively in the same order everywhere, so the collective
+ * closes match. */
+static int close_local_at_finalize(MPI_Comm self, int key, void *val, void *extra)
+{
+    (void)self;
+    (void)val;
+    (void)extra;
+    while (open_local) {
+        ferry_dfile d = open_local;
+        ferry_decouple_close(&d);
+    }
+    MPI_Comm_free_keyval(&key);
+    return MPI_SUCCESS;
+}
+
+static void local_remember(ferry_dfile d)
+{
+    static int hooked;
+    if (!hooked) {
+        int key;
+        if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, close_local_at_finalize, &key, NULL) == MPI_SUCCESS &&
+            MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL) == MPI_SUCCESS)
+            hooked = 1;
+    }
+    ferry_dfile *p = &open_local;
+    while (*p)
+        p = &(*p)->next_open;
+    *p = d;
+}
+
 static int valid(ferry_dfile d)
 {
     return d && d->magic == DC_DFILE_MAGIC;
@@ -171,6 +217,7 @@ FERRY_PUBLIC int ferry_decouple_open(MPI_Comm comm, const char *filename, int am
             return rc;
         }
         d->fp = d->local->fp;
+        local_remember(d);
         *dfh = d;
         return MPI_SUCCESS;
     }
@@ -204,6 +251,7 @@ FERRY_PUBLIC int ferry_decouple_close(ferry_dfile *dfh)
     ferry_dfile d = *dfh;
     int rc;
     if (d->local) {
+        local_forget(d);
         rc = ferry_file_close(d->local);
         rc = agree(d->comm, d->werr != MPI_SUCCESS ? d->werr : rc, "close failed on another rank");
     } else {

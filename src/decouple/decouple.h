@@ -178,6 +178,7 @@ struct ferry_dfile_s {
     int64_t ftsize;       /* data bytes of one filetype */
     ferry_file *local;    /* no data processes: the file itself */
     int werr;             /* local writes: first error, reported by sync or close */
+    ferry_dfile next_open; /* local files still open, in opening order */
 };
 
 /* One request in flight to my data process. */
