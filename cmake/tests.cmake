@@ -10,6 +10,27 @@ set(FERRY_TEST_ENV
   "HYDRA_LAUNCHER=fork" "FERRY_TEST_TMP=${PROJECT_BINARY_DIR}/testtmp")
 file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/testtmp)
 
+# What PRELOAD puts in LD_PRELOAD: libferry; in a sanitizer build the ASan
+# runtime before it (an ASan-built library must not load ahead of its
+# runtime) and a shim that keeps the MPI library's components loaded, so
+# their leaks have a module name that tests/reliability/lsan.supp can
+# suppress (ferry's own leaks are not suppressed). Tests that preload this
+# way check leaks; diffrun tests, whose preload is libferry alone, run with
+# AddressSanitizer and UBSan but without leak checking.
+set(FERRY_PRELOAD_LIBS $<TARGET_FILE:ferry>)
+set(FERRY_PRELOAD_ENV "")
+if(FERRY_SANITIZE)
+  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so
+    OUTPUT_VARIABLE FERRY_ASAN_RUNTIME OUTPUT_STRIP_TRAILING_WHITESPACE)
+  add_library(ferry_nodlclose SHARED ${PROJECT_SOURCE_DIR}/tests/reliability/nodlclose.c)
+  set(FERRY_PRELOAD_LIBS "${FERRY_ASAN_RUNTIME}:$<TARGET_FILE:ferry>:$<TARGET_FILE:ferry_nodlclose>")
+  list(APPEND FERRY_TEST_ENV
+    "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/reliability/lsan.supp:print_suppressions=0"
+    "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+  set(FERRY_PRELOAD_ENV "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:fast_unwind_on_malloc=0")
+endif()
+
 # ferry_unit_test(NAME SOURCES... [LIBS ...]): a plain (no mpiexec) test program.
 function(ferry_unit_test name)
   cmake_parse_arguments(T "" "" "LIBS" ${ARGN})
@@ -41,9 +62,10 @@ function(ferry_mpi_test name)
   set(env ${FERRY_TEST_ENV} ${T_ENV})
   set(pre "")
   if(T_PRELOAD)
-    set(pre -x LD_PRELOAD=$<TARGET_FILE:ferry>)
+    list(APPEND env ${FERRY_PRELOAD_ENV})
+    set(pre -x LD_PRELOAD=${FERRY_PRELOAD_LIBS})
     if(FERRY_MPI_FLAVOR STREQUAL "mpich")
-      set(pre -genv LD_PRELOAD $<TARGET_FILE:ferry>)
+      set(pre -genv LD_PRELOAD ${FERRY_PRELOAD_LIBS})
     endif()
   endif()
   separate_arguments(extra UNIX_COMMAND "${FERRY_MPIEXEC_EXTRA}")

@@ -1,13 +1,81 @@
 #!/usr/bin/env bash
-# Runs every test on both builds (Open MPI and MPICH). Exit status is CTest's.
+# Everything make test runs, on a fresh machine (scripts/deps.sh installs
+# the tools) and by hand. Exit status 1 if any step failed; each step says
+# how long it took.
+#
+#  1. the suite on the Open MPI build and on the MPICH build (ctest), which
+#     includes tests/reliability and its valgrind memcheck subset;
+#  2. the suite once more under AddressSanitizer + UBSan (build/asan-openmpi,
+#     -DFERRY_SANITIZE=ON, compiled with -Werror), without the tests
+#     labelled heavy (2 GiB transfers, 1000 files, 32 ranks);
+#  3. cppcheck over src/ (findings judged in tests/reliability/cppcheck.supp);
+#  4. -Wall -Wextra -Werror over src/ against MPICH's mpi.h;
+#  5. the libFuzzer harnesses, 45 s each (fuzz/run.sh; FERRY_FUZZ_SECONDS).
+#
+# FERRY_TEST_STEPS="suite asan cppcheck warnings fuzz" picks steps.
 set -u
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+steps=${FERRY_TEST_STEPS:-"suite asan cppcheck warnings fuzz"}
 status=0
-for b in openmpi mpich; do
-  echo "=== tests: $b build"
-  # MPICH busy-polls: its tests run one at a time on this 2-core machine
-  jobs=2; [ "$b" = mpich ] && jobs=1
-  (cd "build/$b" && ctest --output-on-failure -j "$jobs" --timeout 900) || status=1
+summary=""
+
+step() { # name command...
+  local name=$1 t0 rc
+  shift
+  t0=$(date +%s)
+  echo "=== $name"
+  "$@"
+  rc=$?
+  local line
+  line="$name: $([ $rc -eq 0 ] && echo ok || echo FAILED) ($(( $(date +%s) - t0 )) s)"
+  echo "=== $line"
+  summary="$summary$line"$'\n'
+  [ $rc -eq 0 ] || status=1
+}
+
+suite() { # build dir, parallel jobs, extra ctest args
+  (cd "$1" && ctest --output-on-failure -j "$2" --timeout 900 "${@:3}")
+}
+
+asan() {
+  local b=build/asan-openmpi
+  if [ ! -f $b/build.ninja ]; then
+    cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_SANITIZE=ON \
+      -DCMAKE_C_FLAGS=-Werror -DCMAKE_C_COMPILER=gcc -DMPI_C_COMPILER=mpicc.openmpi \
+      -DFERRY_MPI_FLAVOR=openmpi -DFERRY_MPIEXEC=mpiexec.openmpi \
+      "-DFERRY_MPIEXEC_EXTRA=--oversubscribe" -DFERRY_TEST_RANKS=4 >/dev/null || return 1
+  fi
+  cmake --build $b -j "$(nproc)" || return 1
+  suite $b 2 -LE heavy
+}
+
+cppcheck_src() {
+  cppcheck --enable=warning,portability,performance --std=c11 --quiet --error-exitcode=1 \
+    -I src -I include -DFERRY_FAULTS --suppress=missingIncludeSystem \
+    --suppressions-list=tests/reliability/cppcheck.supp src
+}
+
+warnings() { # every source of src/ against the other MPI's header, as errors
+  local cflags
+  cflags=$(mpicc.mpich -compile-info | cut -d' ' -f2- | tr ' ' '\n' | grep -E '^-I' | tr '\n' ' ')
+  find src -name '*.c' -print0 | xargs -0 -n 1 -P "$(nproc)" \
+    gcc -std=gnu11 -O2 -Wall -Wextra -Werror -DFERRY_FAULTS -Isrc -Iinclude $cflags -c -o /dev/null
+}
+
+for s in $steps; do
+  case $s in
+    suite)
+      step "tests: openmpi" suite build/openmpi 2
+      # MPICH busy-polls: its tests run one at a time on this 2-core machine
+      step "tests: mpich" suite build/mpich 1 ;;
+    asan) step "tests: openmpi under ASan+UBSan" asan ;;
+    cppcheck) step "cppcheck src/" cppcheck_src ;;
+    warnings) step "-Wall -Wextra -Werror (MPICH mpi.h)" warnings ;;
+    fuzz) step "fuzzers" bash fuzz/run.sh "${FERRY_FUZZ_SECONDS:-45}" ;;
+    *) echo "test.sh: unknown step $s"; status=1 ;;
+  esac
 done
+echo "=== summary"
+printf '%s' "$summary"
 exit $status
