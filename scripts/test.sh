@@ -13,10 +13,13 @@
 #  5. the libFuzzer harnesses, 45 s each (fuzz/run.sh; FERRY_FUZZ_SECONDS).
 #
 # FERRY_TEST_STEPS="suite asan cppcheck warnings fuzz" picks steps.
+# FERRY_TEST_BUILDS="dir-openmpi dir-mpich dir-asan" runs in other build
+# directories (configured like the Makefile's), e.g. while build/ is in use.
 set -u
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 steps=${FERRY_TEST_STEPS:-"suite asan cppcheck warnings fuzz"}
+read -r b_ompi b_mpich b_asan <<<"${FERRY_TEST_BUILDS:-build/openmpi build/mpich build/asan-openmpi}"
 status=0
 summary=""
 
@@ -39,7 +42,7 @@ suite() { # build dir, parallel jobs, extra ctest args
 }
 
 asan() {
-  local b=build/asan-openmpi
+  local b=$b_asan
   if [ ! -f $b/build.ninja ]; then
     cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFERRY_SANITIZE=ON \
       -DCMAKE_C_FLAGS=-Werror -DCMAKE_C_COMPILER=gcc -DMPI_C_COMPILER=mpicc.openmpi \
@@ -66,9 +69,9 @@ warnings() { # every source of src/ against the other MPI's header, as errors
 for s in $steps; do
   case $s in
     suite)
-      step "tests: openmpi" suite build/openmpi 2
+      step "tests: openmpi" suite "$b_ompi" 2
       # MPICH busy-polls: its tests run one at a time on this 2-core machine
-      step "tests: mpich" suite build/mpich 1 ;;
+      step "tests: mpich" suite "$b_mpich" 1 ;;
     asan) step "tests: openmpi under ASan+UBSan" asan ;;
     cppcheck) step "cppcheck src/" cppcheck_src ;;
     warnings) step "-Wall -Wextra -Werror (MPICH mpi.h)" warnings ;;
