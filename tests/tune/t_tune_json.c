@@ -3,21 +3,13 @@
  * errors; records written by hand for shapes whose proxy is known.
  */
 #include "tune.h"
+#include "unit/check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int failures;
-#define CHECK(c)                                                                                                       \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);                                      \
-            failures++;                                                                                                \
-        }                                                                                                              \
-    } while (0)
 
 static void test_json(void)
 {
@@ -166,9 +158,9 @@ int main(void)
 {
     test_json();
     test_proxy();
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
+    if (check_failures)
+        fprintf(stderr, "%d check(s) failed\n", check_failures);
     else
         printf("t_tune_json: all checks passed\n");
-    return failures ? 1 : 0;
+    return check_failures ? 1 : 0;
 }

@@ -6,21 +6,13 @@
  * failing points, and its statistics must be right.
  */
 #include "search.h"
+#include "unit/check.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(c)                                                                                                       \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);                                      \
-            failures++;                                                                                                \
-        }                                                                                                              \
-    } while (0)
 
 /* ---- a deterministic random source ---- */
 
@@ -249,9 +241,9 @@ int main(void)
         tune_result_free(&r);
     }
 
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
+    if (check_failures)
+        fprintf(stderr, "%d check(s) failed\n", check_failures);
     else
         printf("t_tune_search: all checks passed\n");
-    return failures ? 1 : 0;
+    return check_failures ? 1 : 0;
 }

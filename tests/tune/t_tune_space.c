@@ -4,19 +4,11 @@
  * values that cannot matter, the FERRY_HINTS strings, --only and --exclude.
  */
 #include "tune.h"
+#include "unit/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(c)                                                                                                       \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);                                      \
-            failures++;                                                                                                \
-        }                                                                                                              \
-    } while (0)
 
 static const char *defaults_json =
     "{\"cb_buffer_size\":16777216,\"cb_nodes\":0,\"cb_config_list\":\"*:1\",\"romio_cb_read\":\"automatic\","
@@ -214,9 +206,9 @@ int main(void)
 
     tj_free(&f.defaults);
     tj_free(&g.defaults);
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
+    if (check_failures)
+        fprintf(stderr, "%d check(s) failed\n", check_failures);
     else
         printf("t_tune_space: all checks passed\n");
-    return failures ? 1 : 0;
+    return check_failures ? 1 : 0;
 }

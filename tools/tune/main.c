@@ -194,7 +194,7 @@ static const tj *stats_record(const tj *run, int write)
 
 /* What the workload does under ferry's defaults. Keeps the probe's output
  * alive in *keep: facts->defaults points into it. */
-static int probe(tune_run_cfg *run, tune_facts *f, tune_run_out *keep, double *bytes)
+static int probe(tune_run_cfg *run, tune_facts *f, tune_run_out *keep, double *bytes, double timeout)
 {
     tune_run_cfg one = *run;
     one.reps = 1;
@@ -202,7 +202,7 @@ static int probe(tune_run_cfg *run, tune_facts *f, tune_run_out *keep, double *b
     char fixed[600] = "";
     if (run->fixed[0])
         snprintf(fixed, sizeof fixed, "*:%s", run->fixed);
-    if (tune_run(&one, 1, fixed, 600, keep) != 0) {
+    if (tune_run(&one, 1, fixed, timeout, keep) != 0) {
         fprintf(stderr, "ferry-tune: the workload does not run under ferry's defaults: %s\n", keep->err);
         return -1;
     }
@@ -256,7 +256,7 @@ static int probe(tune_run_cfg *run, tune_facts *f, tune_run_out *keep, double *b
 
 /* Does the library forward? A tiny noncontiguous run that asks for it:
  * forwarding exists when the record names it as the strategy used. */
-static int probe_forward(const tune_run_cfg *run, const char *file)
+static int probe_forward(const tune_run_cfg *run, const char *file, double timeout)
 {
     if (run->ranks < 2)
         return 0;
@@ -274,7 +274,7 @@ static int probe_forward(const tune_run_cfg *run, const char *file)
     if (tune_run(&t, 1,
                  "*:ferry_write_strategy=independent:ferry_read_strategy=independent:"
                  "ferry_ind_write_strategy=forward:ferry_ind_read_strategy=forward",
-                 120, &o) == 0)
+                 timeout, &o) == 0)
         for (int k = 0; k < 2; k++) {
             const tj *rec = stats_record(&o.last, k == 0);
             const char *s = rec ? tj_str(rec, k ? "strategies.coll_read.strategy" : "strategies.coll_write.strategy", "")
@@ -644,7 +644,8 @@ int main(int argc, char **argv)
     double bytes = 0;
     if (!quiet)
         fprintf(stderr, "ferry-tune: probing the workload under ferry's defaults\n");
-    if (probe(&run, &facts, &probe_out, &bytes) != 0)
+    /* the probes count against the budget too: none may outlive it */
+    if (probe(&run, &facts, &probe_out, &bytes, budget) != 0)
         return 1;
     if (run.reps == 0) {
         run.reps = tune_auto_reps(facts.probe_cost, facts.probe_wall);
@@ -655,7 +656,8 @@ int main(int argc, char **argv)
     if (facts.ind_w || facts.coll_w || facts.ind_r || facts.coll_r) {
         char fwd_file[4300];
         snprintf(fwd_file, sizeof fwd_file, "%s.forward", test_file);
-        facts.forward = probe_forward(&run, fwd_file);
+        double left = budget - (tune_wall() - t0);
+        facts.forward = left > 0 && probe_forward(&run, fwd_file, left < 120 ? left : 120);
     }
     const char *topo = getenv("FERRY_TOPOLOGY");
     facts.topology = topo && *topo;

@@ -468,7 +468,7 @@ int tune_search(const tune_problem *pb, const tune_options *o, tune_result *r)
             return -1;
         for (int ref = 0; ref < pb->nrefs && k == 1; ref++)
             if (!r->ref[ref].failed)
-                sample(&s, -1, ref, s.deadline, "native");
+                sample(&s, -1, ref, s.deadline, "baseline");
     }
     if (r->p[origin].n == 0)
         return -1;
