@@ -160,8 +160,106 @@ static void check_op(const dc_opwire *w, dc_elem e, int64_t esize, const char *n
     free(s2);
 }
 
+/* Folds n doubles (as float when f32) through w; returns the result's bytes. */
+static int64_t fold_nan(const dc_opwire *w, int f32, const double *x, int64_t n, char *out)
+{
+    dc_op op;
+    const char *why;
+    if (dc_op_resolve(w, f32 ? DC_ELEM_F32 : DC_ELEM_F64, f32 ? 4 : 8, &op, &why) != MPI_SUCCESS)
+        return -1;
+    char data[64 * 8];
+    for (int64_t i = 0; i < n; i++) {
+        if (f32)
+            ((float *)data)[i] = (float)x[i];
+        else
+            ((double *)data)[i] = x[i];
+    }
+    void *st = malloc((size_t)op.state_size + 1);
+    dc_op_init(&op, st);
+    dc_op_update(&op, st, data, n, 0);
+    int64_t len = dc_op_finish(&op, st, locate, NULL, out);
+    free(st);
+    return len;
+}
+
+static double elem_at(int f32, const char *p)
+{
+    if (f32) {
+        float v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    double v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* NaN: never a minimum, maximum, match, top-k entry or histogram count;
+ * it still counts as an element read. */
+static void check_nan(int f32)
+{
+    const char *t = f32 ? "float" : "double";
+    const double x[] = {1.5, NAN, -3, NAN, 7, 2};
+    const int64_t n = 6;
+    char out[4096];
+    dc_opwire mn = {.kind = DC_K_MIN}, mx = {.kind = DC_K_MAX}, cnt = {.kind = DC_K_COUNT};
+    int64_t l = fold_nan(&mn, f32, x, n, out);
+    if (l != (f32 ? 4 : 8) || elem_at(f32, out) != -3) {
+        printf("FAIL NaN %s: min is not -3\n", t);
+        fails++;
+    }
+    l = fold_nan(&mx, f32, x, n, out);
+    if (l != (f32 ? 4 : 8) || elem_at(f32, out) != 7) {
+        printf("FAIL NaN %s: max is not 7\n", t);
+        fails++;
+    }
+    int64_t c = 0;
+    l = fold_nan(&cnt, f32, x, n, out);
+    memcpy(&c, out, 8);
+    if (l != 8 || c != 6) {
+        printf("FAIL NaN %s: count %lld, expected 6\n", t, (long long)c);
+        fails++;
+    }
+    const double only[] = {NAN, NAN};
+    if (fold_nan(&mn, f32, only, 2, out) != 0) {
+        printf("FAIL NaN %s: the minimum of NaNs alone must be nothing\n", t);
+        fails++;
+    }
+    dc_opwire hist = {.kind = DC_K_HIST, .ival = 10, .a = -5, .b = 5};
+    l = fold_nan(&hist, f32, x, n, out);
+    int64_t h[10], binned = 0;
+    memcpy(h, out, sizeof h);
+    for (int b = 0; b < 10; b++)
+        binned += h[b];
+    if (l != 80 || binned != 3 || h[ferry_hist_bin(-3, 10, -5, 5)] != 1) {
+        printf("FAIL NaN %s: histogram counted %lld, expected 3 (1.5, -3, 2)\n", t, (long long)binned);
+        fails++;
+    }
+    dc_opwire look = {.kind = DC_K_LOOKUP, .cap = 10, .a = -100, .b = 100};
+    dc_opwire top = {.kind = DC_K_TOPK, .ival = 5};
+    for (int k = 0; k < 2; k++) {
+        fold_nan(k ? &top : &look, f32, x, n, out);
+        ferry_matches *m = (ferry_matches *)(void *)out;
+        ferry_match *r = ferry_matches_at(m);
+        int nan_kept = 0;
+        for (int64_t i = 0; i < m->n; i++)
+            nan_kept |= f32 ? isnan(r[i].value.f) : isnan(r[i].value.d);
+        int64_t want_total = k ? 6 : 4; /* top-k: elements read; lookup: matches */
+        int ok = m->total == want_total && m->n == 4 && !nan_kept;
+        if (ok && k) /* largest first: 7, 2, 1.5, -3 at their offsets */
+            ok = r[0].offset == locate(NULL, 4 * (f32 ? 4 : 8)) && r[3].offset == locate(NULL, 2 * (f32 ? 4 : 8));
+        if (!ok) {
+            printf("FAIL NaN %s: %s kept %lld of %lld%s\n", t, k ? "topk" : "lookup", (long long)m->n,
+                   (long long)m->total, nan_kept ? ", a NaN among them" : "");
+            fails++;
+        }
+    }
+}
+
 int main(void)
 {
+    check_nan(0);
+    check_nan(1);
     static const char *en[] = {"raw", "int32", "int64", "float", "double"};
     static const int64_t es[] = {0, 4, 8, 4, 8};
     for (int e = DC_ELEM_I32; e <= DC_ELEM_F64; e++) {
