@@ -1,27 +1,8 @@
 /* Argument checks and the common path of the data entry points. */
 #include "binding/bind.h"
+#include "datatype/usable.h"
 
 #include <stdint.h>
-
-/* 1 if t may be used for data: named, or committed. MPI has no query for
- * commitment, but MPI_Pack of nothing checks it; f's communicator reports
- * that check back instead of aborting. */
-static int committed(ferry_file *f, MPI_Datatype t)
-{
-    int ni, na, nd, comb;
-    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-    if (comb == MPI_COMBINER_NAMED)
-        return 1;
-    MPI_Errhandler eh;
-    MPI_Comm_get_errhandler(f->comm, &eh);
-    MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
-    char none;
-    int pos = 0;
-    int rc = MPI_Pack(&none, 0, t, &none, 0, &pos, f->comm);
-    MPI_Comm_set_errhandler(f->comm, eh);
-    MPI_Errhandler_free(&eh);
-    return rc == MPI_SUCCESS;
-}
 
 int ferry_bind_check_data(ferry_file *f, const void *buf, MPI_Count count, MPI_Datatype type,
                           int is_write, ferry_where where, MPI_Offset offset)
@@ -30,7 +11,7 @@ int ferry_bind_check_data(ferry_file *f, const void *buf, MPI_Count count, MPI_D
         return ferry_err(MPI_ERR_COUNT, "count is negative");
     if (type == MPI_DATATYPE_NULL)
         return ferry_err(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
-    if (!committed(f, type))
+    if (!ferry_dt_committed(type, f->comm))
         return ferry_err(MPI_ERR_TYPE, "datatype is not committed");
     if (is_write && (f->amode & MPI_MODE_RDONLY))
         return ferry_err(MPI_ERR_READ_ONLY, "write to a file opened MPI_MODE_RDONLY");

@@ -7,32 +7,20 @@
 #include "core/datarep.h"
 #include "core/errors.h"
 #include "core/file.h"
+#include "datatype/usable.h"
 
 #include <string.h>
 
-static int is_named(MPI_Datatype t)
-{
-    int ni, na, nd, comb;
-#if MPI_VERSION >= 4
-    MPI_Count ci, ca, cd, cc;
-    MPI_Type_get_envelope_c(t, &ci, &ca, &cc, &cd, &comb);
-    (void)ni; (void)na; (void)nd;
-#else
-    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-#endif
-    return comb == MPI_COMBINER_NAMED;
-}
-
 static void type_release(MPI_Datatype *t)
 {
-    if (*t != MPI_DATATYPE_NULL && !is_named(*t))
+    if (*t != MPI_DATATYPE_NULL && !ferry_dt_is_named(*t))
         MPI_Type_free(t);
     *t = MPI_DATATYPE_NULL;
 }
 
 static int type_hold(MPI_Datatype t, MPI_Datatype *out)
 {
-    if (is_named(t)) {
+    if (ferry_dt_is_named(t)) {
         *out = t;
         return MPI_SUCCESS;
     }
@@ -65,23 +53,6 @@ static uint32_t str_hash(const char *s)
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 16777619u;
     return h >> 1;
-}
-
-/* 1 if t is committed. MPI has no query for it, but MPI_Pack of nothing
- * checks it; f's communicator reports that check back instead of aborting. */
-static int committed(ferry_file *f, MPI_Datatype t)
-{
-    if (is_named(t))
-        return 1;
-    MPI_Errhandler eh;
-    MPI_Comm_get_errhandler(f->comm, &eh);
-    MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
-    char none;
-    int pos = 0;
-    int rc = MPI_Pack(&none, 0, t, &none, 0, &pos, f->comm);
-    MPI_Comm_set_errhandler(f->comm, eh);
-    MPI_Errhandler_free(&eh);
-    return rc == MPI_SUCCESS;
 }
 
 /* The standard names no class for an etype or filetype that breaks the
@@ -129,9 +100,9 @@ static int check_view(ferry_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Da
         return ferry_err(MPI_ERR_UNSUPPORTED_DATAREP, "datarep name is longer than ferry keeps");
     if (disp < 0 && !(disp == MPI_DISPLACEMENT_CURRENT && (f->amode & MPI_MODE_SEQUENTIAL)))
         return ferry_err(MPI_ERR_ARG, "view displacement is negative");
-    if (!committed(f, etype))
+    if (!ferry_dt_committed(etype, f->comm))
         return ferry_err(MPI_ERR_TYPE, "etype is not committed");
-    if (!committed(f, filetype))
+    if (!ferry_dt_committed(filetype, f->comm))
         return ferry_err(MPI_ERR_TYPE, "filetype is not committed");
     int writable = !(f->amode & MPI_MODE_RDONLY);
     ferry_flat *et = NULL;
