@@ -129,6 +129,11 @@ void fb_ferry_setup(fb_ctx *c, int records); /* before MPI_Init; records: a --js
 void fb_ferry_capture(fb_ctx *c, const char *file, int is_write); /* rank 0, after a close */
 void fb_ferry_cleanup(fb_ctx *c);
 
+/* overlap.c: computation between the start and the wait of nonblocking
+ * collectives, and the overlap achieved (ior --overlap-ms) */
+double fb_compute(double seconds);
+void fb_overlap_report(fb_ctx *c, const char *phase, double io, double compute, double both);
+
 /* helpers shared by the patterns (main.c) */
 void fb_die(fb_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 void fb_mpi_check(fb_ctx *c, int rc, const char *what, const char *path);

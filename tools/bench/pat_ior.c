@@ -21,7 +21,7 @@ static const char *const apis[] = {"mpiio", "posix", NULL};
 enum { API_MPIIO, API_POSIX };
 
 struct ior_opts {
-    int api, segments, fpp, coll, w, r, reorder, fsync;
+    int api, segments, fpp, coll, w, r, reorder, fsync, overlap_ms;
     int64_t xfer, block;
 };
 static const struct ior_opts defaults = {.segments = 1, .xfer = 256 * 1024, .block = 1024 * 1024};
@@ -38,6 +38,9 @@ static const fb_opt opts[] = {
     {"-r", "read", FB_FLAG, &o.r, "read phase, verified (a file left by -w -k must exist)", NULL},
     {"-C", "reorder", FB_FLAG, &o.reorder, "read back the data of rank+1", NULL},
     {"-e", "fsync", FB_FLAG, &o.fsync, "fsync / MPI_File_sync at the end of the write phase", NULL},
+    {"--overlap-ms", "overlap_ms", FB_INT, &o.overlap_ms,
+     "with -c: iwrite_at_all/iread_at_all, compute N ms, wait; reports the overlap achieved"
+     " (phase times then cover three passes: I/O alone, computation alone, both)", NULL},
     {0},
 };
 
@@ -58,6 +61,8 @@ static int check(fb_ctx *c)
         err = "-s must be at least 1";
     else if (o.coll && o.api == API_POSIX)
         err = "-c needs -a mpiio";
+    else if (o.overlap_ms && (!o.coll || o.fpp))
+        err = "--overlap-ms needs -c on a shared file";
     if (err) {
         if (c->rank == 0)
             fprintf(stderr, "ferry-bench ior: %s\n", err);
@@ -111,7 +116,8 @@ static void do_close(fb_ctx *c, ior_file *f, const char *path)
 }
 
 /* One transfer of len bytes at off. POSIX may move less than asked: loop. */
-static void transfer(fb_ctx *c, ior_file *f, const char *path, int write, unsigned char *buf, int64_t off, int64_t len)
+static void transfer(fb_ctx *c, ior_file *f, const char *path, int write, unsigned char *buf, int64_t off, int64_t len,
+                     double compute)
 {
     if (o.api == API_POSIX) {
         while (len > 0) {
@@ -127,6 +133,17 @@ static void transfer(fb_ctx *c, ior_file *f, const char *path, int write, unsign
     }
     MPI_Status st;
     int rc;
+    if (compute >= 0) { /* --overlap-ms: start, compute, wait */
+        MPI_Request req;
+        rc = write ? MPI_File_iwrite_at_all(f->fh, off, buf, (int)len, MPI_BYTE, &req)
+                   : MPI_File_iread_at_all(f->fh, off, buf, (int)len, MPI_BYTE, &req);
+        fb_mpi_check(c, rc, write ? "MPI_File_iwrite_at_all" : "MPI_File_iread_at_all", path);
+        if (compute > 0)
+            fb_compute(compute);
+        fb_mpi_check(c, MPI_Wait(&req, &st), "MPI_Wait", path);
+        fb_check_count(c, &st, MPI_BYTE, len, write ? "a write" : "a read");
+        return;
+    }
     if (write)
         rc = o.coll ? MPI_File_write_at_all(f->fh, off, buf, (int)len, MPI_BYTE, &st)
                     : MPI_File_write_at(f->fh, off, buf, (int)len, MPI_BYTE, &st);
@@ -137,14 +154,42 @@ static void transfer(fb_ctx *c, ior_file *f, const char *path, int write, unsign
     fb_check_count(c, &st, MPI_BYTE, len, write ? "a write" : "a read");
 }
 
-/* All transfers of one rank's data (owner's layout), in IOR's order. */
-static void transfers(fb_ctx *c, ior_file *f, const char *path, int write, unsigned char *buf, int owner)
+enum { BLOCKING = -1, COMPUTE_ONLY = -2 };
+
+/* All transfers of one rank's data (owner's layout), in IOR's order;
+ * compute >= 0: nonblocking, with that many seconds of computation each. */
+static void transfers_with(fb_ctx *c, ior_file *f, const char *path, int write, unsigned char *buf, int owner,
+                           double compute)
 {
     for (int s = 0; s < o.segments; s++)
         for (int64_t k = 0; k < o.block; k += o.xfer) {
             int64_t len = o.block - k < o.xfer ? o.block - k : o.xfer; /* a short last transfer is allowed */
-            transfer(c, f, path, write, buf + s * o.block + k, offset(c, owner, s, k), len);
+            if (compute == COMPUTE_ONLY)
+                fb_compute(o.overlap_ms * 1e-3);
+            else
+                transfer(c, f, path, write, buf + s * o.block + k, offset(c, owner, s, k), len, compute);
         }
+}
+
+/* With --overlap-ms the timed phase overlaps; before it, the same transfers
+ * as blocking collectives and the computation with no transfers are timed. */
+static void transfers(fb_ctx *c, ior_file *f, const char *path, int write, unsigned char *buf, int owner)
+{
+    if (!o.overlap_ms) {
+        transfers_with(c, f, path, write, buf, owner, BLOCKING);
+        return;
+    }
+    double t[2];
+    for (int pass = 0; pass < 2; pass++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        transfers_with(c, f, path, write, buf, owner, pass == 0 ? BLOCKING : COMPUTE_ONLY);
+        t[pass] = MPI_Wtime() - t0;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    transfers_with(c, f, path, write, buf, owner, o.overlap_ms * 1e-3);
+    fb_overlap_report(c, write ? "write" : "read", t[0], t[1], MPI_Wtime() - t0);
 }
 
 static void run(fb_ctx *c, int rep)
