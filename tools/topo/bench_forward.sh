@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Forwarding against direct independent I/O (issue 5), two measurements:
+#
+# 1. This host: IOR-like segmented N:1 independent writes and reads (with
+#    MPI_File_sync at the end of the write phase, so forwarded data is in the
+#    file when the clock stops) under ferry's direct path and under forward
+#    with 1 and 0 collectors per node, FERRY_RANKS_PER_NODE virtual nodes.
+#    Configurations alternate round after round; the table gives medians of
+#    every repetition and each ratio to direct. One host has one disk and no
+#    interconnect: forwarding can only add copies and hops here, so this
+#    shows its cost, not the network effect it exists for.
+# 2. At scale, through the model: the same pattern run once forwarded on a
+#    virtual BG/Q placement with FERRY_TRACE; ferry-topo replay costs the real
+#    sends and writes on the model with the default and the route-aware
+#    assignment.
+#
+#   tools/topo/bench_forward.sh [ROUNDS] [RANKS] [XFER] [BLOCK] [DIR]
+#   env: BUILD (default build/openmpi), PPN (2), REPS (3), MACHINE (bgq:2x2x2x2x2)
+set -eu
+cd "$(dirname "$0")/../.."
+rounds=${1:-5} ranks=${2:-4} xfer=${3:-256k} block=${4:-8m} dir=${5:-/dev/shm}
+reps=${REPS:-3} ppn=${PPN:-2} build=${BUILD:-build/openmpi} machine=${MACHINE:-bgq:2x2x2x2x2}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+bench=$build/bin/ferry-bench lib=$PWD/$build/lib/libferry.so topo=$build/bin/ferry-topo
+[ -x "$bench" ] || { echo "bench_forward: build first (make build)" >&2; exit 1; }
+out=$(mktemp -d)
+trap 'rm -rf "$out" "$dir"/ferry-fwd.*' EXIT
+fwd="ferry_ind_write_strategy=forward:ferry_ind_read_strategy=forward"
+hints_of() {
+  case $1 in
+    direct) echo "*:ferry_ind_write_strategy=direct:ferry_ind_read_strategy=direct" ;;
+    forward1) echo "*:$fwd:ferry_forward_collectors=1" ;;
+    forward0) echo "*:$fwd:ferry_forward_collectors=0" ;;
+  esac
+}
+run() { # config extra-env... -> ferry-bench text on stdout
+  local c=$1; shift
+  mpiexec.openmpi --oversubscribe -n "$ranks" --mca pml ob1 --mca btl self,vader \
+    -x LD_PRELOAD="$lib" -x FERRY_HINTS="$(hints_of "$c")" -x FERRY_RANKS_PER_NODE="$ppn" "$@" \
+    "$bench" ior -t "$xfer" -b "$block" -s 2 -e -i "$reps" -o "$dir/ferry-fwd.$c"
+}
+configs="direct forward1 forward0"
+for r in $(seq 1 "$rounds"); do
+  for c in $configs; do
+    run "$c" | awk -v c="$c" '$2 == "write" || $2 == "read" { print c, $2, $8 }' >>"$out/all"
+  done
+  configs="$(echo $configs | awk '{ for (i = 2; i <= NF; i++) printf "%s ", $i; print $1 }')"
+done
+echo "independent, $ranks ranks, $ppn per virtual node, -t $xfer -b $block -s 2 -e, $dir, $rounds rounds x $reps reps (MiB/s, medians)"
+python3 - "$out/all" <<'PY'
+import statistics, sys
+v = {}
+for line in open(sys.argv[1]):
+    c, ph, bw = line.split()
+    v.setdefault((c, ph), []).append(float(bw))
+for ph in ("write", "read"):
+    m = {c: statistics.median(v[(c, ph)]) for c in ("direct", "forward1", "forward0")}
+    print(f"{ph:5s}  direct {m['direct']:8.1f}  forward(1 collector) {m['forward1']:8.1f}"
+          f" ({m['forward1'] / m['direct']:5.3f}x)  forward(0) {m['forward0']:8.1f} ({m['forward0'] / m['direct']:5.3f}x)"
+          f"  n={len(v[('direct', ph)])}")
+PY
+echo
+echo "replay of one forwarded run (FERRY_TOPOLOGY=$machine, $ppn ranks per node) on $machine:"
+rm -f "$out/trace.json"
+FERRY_TRACE=$out/trace.json run forward1 -x FERRY_TRACE -x FERRY_TOPOLOGY="$machine" >/dev/null
+for a in default route-aware; do
+  "$topo" replay "$out/trace.json" --machine "$machine" --ppn "$ppn" --assign "$a" | tail -1
+done
