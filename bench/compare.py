@@ -5,6 +5,9 @@ POSIX limit, native MPI-IO and ferry (each collective strategy, and auto).
     bench/compare.py --quick            # make demo: a few minutes
     bench/compare.py --full             # make bench: as long as it needs
     bench/compare.py --tiny --builds build/openmpi   # the test of this driver
+    bench/compare.py --quick --aggregators 4         # two-phase against two-phase:
+        # ferry-twophase on 4 virtual nodes (cb_nodes=4) against ROMIO two-phase
+        # forced on and OMPIO, each with 4 aggregators and the same buffer
 
 For each build (one per MPI ABI) and file system, every configuration runs
 once per round, round after round (the first configuration rotates each
@@ -99,8 +102,10 @@ PROFILES = {
 class Build:
     """A ferry build directory: its MPI flavour, launcher, ferry-bench, libferry."""
 
-    def __init__(self, path, ranks_by_flavor):
+    def __init__(self, path, ranks_by_flavor, aggregators=0, cb_buffer=16 * MiB, romio_hints=None):
         self.path = os.path.abspath(path)
+        # --aggregators: two-phase against two-phase, same aggregator count and buffer
+        self.aggs, self.cb, self.romio_hints = aggregators, cb_buffer, romio_hints
         cache = {}
         with open(os.path.join(self.path, "CMakeCache.txt")) as f:
             for line in f:
@@ -119,6 +124,13 @@ class Build:
 
     def configs(self):
         cfgs = [("fpp-posix", "limit", None)]
+        if self.aggs:
+            n = self.aggs
+            if self.flavor == "openmpi":
+                cfgs += [(f"ompio-agg{n}", "native", "ompio"), (f"romio321-cb{n}", "native", "romio321")]
+            else:
+                cfgs += [(f"romio-cb{n}", "native", None)]
+            return cfgs + [("ferry-twophase", "ferry", "twophase")]
         if self.flavor == "openmpi":
             cfgs += [("ompio", "native", "ompio"), ("romio321", "native", "romio321")]
         else:
@@ -135,13 +147,22 @@ class Build:
                    "--mca", "btl", "self,vader"]
             if kind == "native":
                 cmd += ["--mca", "io", detail]
+                if self.aggs and detail == "ompio":
+                    cmd += ["--mca", "io_ompio_num_aggregators", str(self.aggs),
+                            "--mca", "io_ompio_bytes_per_agg", str(self.cb)]
             setenv = lambda k, v: ["-x", f"{k}={v}"]
         else:
             cmd = [self.mpiexec, "-n", str(self.ranks)]
             setenv = lambda k, v: ["-genv", k, v]
+        if kind == "native" and self.aggs and detail != "ompio":
+            cmd += setenv("ROMIO_HINTS", self.romio_hints)
         if kind == "ferry":
             cmd += setenv("LD_PRELOAD", self.lib)
-            cmd += setenv("FERRY_HINTS", f"*:ferry_write_strategy={detail}:ferry_read_strategy={detail}")
+            hints = f"*:ferry_write_strategy={detail}:ferry_read_strategy={detail}"
+            if self.aggs:  # N virtual nodes, one aggregator on each
+                hints += f":cb_nodes={self.aggs}:cb_buffer_size={self.cb}"
+                rpn = max(1, self.ranks // self.aggs)
+            cmd += setenv("FERRY_HINTS", hints)
             if rpn:
                 cmd += setenv("FERRY_RANKS_PER_NODE", str(rpn))
         # the warm-up takes the process's one-time start-up (OMPIO loads its
@@ -376,6 +397,11 @@ def main():
     ap.add_argument("--mpich-ranks", type=int, default=2)
     ap.add_argument("--ranks-per-node", type=int, default=0,
                     help="ferry runs treat each K ranks as one node (FERRY_RANKS_PER_NODE)")
+    ap.add_argument("--aggregators", type=int, default=0, metavar="N",
+                    help="two-phase at equal aggregators: ferry-twophase on N virtual nodes (cb_nodes=N) against "
+                         "ROMIO two-phase forced on (ROMIO_HINTS: cb_nodes N, cb_config_list *:*) and OMPIO "
+                         "(io_ompio_num_aggregators N), all with --cb-buffer-size")
+    ap.add_argument("--cb-buffer-size", type=int, default=16 * MiB, help="collective buffer with --aggregators")
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per launch")
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--commit", help="the ferry revision the builds were made from (default: this tree's HEAD)")
@@ -392,10 +418,22 @@ def main():
         exps = [e for e in exps if e.name in keep]
     exp_order = {e.name: i for i, e in enumerate(exps)}
     env = run_env()
-    builds = [Build(b, {"openmpi": a.ompi_ranks, "mpich": a.mpich_ranks}) for b in a.builds.split(",") if b]
     a.out = os.path.abspath(a.out)
-    os.chdir(ROOT)  # paths in the output are relative to the repository
     os.makedirs(a.out, exist_ok=True)
+    romio_hints = None
+    if a.aggregators:
+        if a.aggregators < 1 or a.ranks_per_node:
+            sys.exit("compare: --aggregators takes N >= 1 and sets the virtual nodes itself (no --ranks-per-node)")
+        romio_hints = os.path.join(a.out, "romio_hints")
+        with open(romio_hints, "w") as f:
+            f.write(f"romio_cb_write enable\nromio_cb_read enable\ncb_nodes {a.aggregators}\n"
+                    f"cb_buffer_size {a.cb_buffer_size}\ncb_config_list *:*\n")
+    builds = [Build(b, {"openmpi": a.ompi_ranks, "mpich": a.mpich_ranks}, a.aggregators, a.cb_buffer_size,
+                    romio_hints) for b in a.builds.split(",") if b]
+    for b in builds:
+        if a.aggregators and b.ranks % a.aggregators:
+            sys.exit(f"compare: {b.name}: {b.ranks} ranks do not split into {a.aggregators} equal virtual nodes")
+    os.chdir(ROOT)  # paths in the output are relative to the repository
     mach = machine(fs_list)
     if a.commit:
         mach["commit"] = a.commit
