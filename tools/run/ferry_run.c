@@ -102,6 +102,7 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
+            free(pass);
             return 0;
         }
         if ((!strcmp(a, "-np") || !strcmp(a, "-n") || !strcmp(a, "-c") || !strcmp(a, "-dp") ||
@@ -110,6 +111,7 @@ int main(int argc, char **argv)
             long *dst = !strcmp(a, "-dp") ? &dp : !strcmp(a, "--ranks-per-node") ? &ppn : &np;
             if (count_arg(next, dst) < 0) {
                 fprintf(stderr, "ferry-run: %s needs a count, not '%s'\n", a, next);
+                free(pass);
                 return 2;
             }
             i++;
@@ -135,6 +137,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ferry-run: %s\n", np < 1 ? "-np N (at least one compute process) is required"
                                                   : "no program to run");
         usage(stderr);
+        free(pass);
         return 2;
     }
 
@@ -200,14 +203,18 @@ int main(int argc, char **argv)
     for (int i = prog; i < argc; i++)
         cmd[n++] = argv[i];
     cmd[n] = NULL;
+    int status = 0;
     if (dry) {
         for (int i = 0; i < n; i++)
             printf("%s%s", i ? " " : "", cmd[i]);
         printf("\n");
-        return 0;
+    } else {
+        execvp(cmd[0], cmd);
+        fprintf(stderr, "ferry-run: cannot run %s: ", cmd[0]);
+        perror(NULL);
+        status = 127;
     }
-    execvp(cmd[0], cmd);
-    fprintf(stderr, "ferry-run: cannot run %s: ", cmd[0]);
-    perror(NULL);
-    return 127;
+    free(cmd);
+    free(pass);
+    return status;
 }
