@@ -5,6 +5,7 @@
  * caller's thread and any worker that runs nonblocking calls.
  */
 #include "core/errors.h"
+#include "core/finalize.h"
 #include "core/trace.h"
 #include "strategy/forward_internal.h"
 
@@ -310,6 +311,76 @@ int ferry_forward_io(ferry_file *f, const ferry_xfer *x, int *code, int64_t *don
 
 /* ---- open and close ----------------------------------------------------- */
 
+/* Flushes, then stops the serving thread once every rank of the file has
+ * flushed (collective over the file's ranks). */
+static int shut(ferry_fwd *w, fwd_entry *e)
+{
+    /* The caller's thread serves from here on: MPI need not be ready for a
+     * second thread any more (MPICH is not, inside MPI_Finalize). */
+    pthread_mutex_lock(&e->lock);
+    fwd_server s = {0};
+    if (w->serves) {
+        atomic_store(&w->stop, 1);
+        pthread_join(w->thread, NULL);
+        while (!ferry_fwd_server_init(&s, w))
+            ferry_fwd_pause(&(int){6});
+    }
+    int acked = !w->dirty, done = 0, idle = 0;
+    if (w->dirty) {
+        int64_t len;
+        char *rec = new_record(w, FWD_FLUSH, 0, 0, 0, &len);
+        while (!rec) {
+            ferry_fwd_pause(&(int){6});
+            rec = new_record(w, FWD_FLUSH, 0, 0, 0, &len);
+        }
+        send_record(w, rec, len, 0);
+    }
+    /* every rank's data is in the file once all have their acknowledgement */
+    MPI_Request bar = MPI_REQUEST_NULL;
+    while (!done) {
+        int64_t got = w->serves ? ferry_fwd_serve_once(&s) : 0, h[FWD_CTRL];
+        while (!acked && ctrl_recv(w, 0, h, NULL))
+            acked = h[0] == FWD_ACK;
+        if (acked && bar == MPI_REQUEST_NULL)
+            MPI_Ibarrier(w->comm, &bar);
+        if (bar != MPI_REQUEST_NULL)
+            MPI_Test(&bar, &done, MPI_STATUS_IGNORE);
+        if (got)
+            idle = 0;
+        else if (!done)
+            ferry_fwd_pause(&idle);
+    }
+    w->dirty = 0;
+    ferry_fwd_queue_wait(&w->out);
+    if (w->serves)
+        ferry_fwd_server_done(&s);
+    poll_ctrl(w);
+    int code = w->err;
+    w->err = MPI_SUCCESS;
+    pthread_mutex_unlock(&e->lock);
+    w->f->stats.sys_writes += w->sys_writes;
+    w->f->stats.sys_write_bytes += w->sys_write_bytes;
+    w->f->stats.sys_reads += w->sys_reads;
+    w->f->stats.sys_read_bytes += w->sys_read_bytes;
+    MPI_Comm_free(&w->comm);
+    w->comm = MPI_COMM_NULL;
+    w->write_on = w->read_on = 0;
+    return code;
+}
+
+/* At MPI_Finalize, files left open (erroneous, but it happens) still get
+ * their data written, and no serving thread calls MPI after it. Files were
+ * opened collectively, so every rank meets them in the same order. */
+static void shut_all(void)
+{
+    pthread_mutex_lock(&table_lock);
+    fwd_entry *list = table;
+    pthread_mutex_unlock(&table_lock);
+    for (fwd_entry *e = list; e; e = e->next)
+        if (e->w->comm != MPI_COMM_NULL)
+            shut(e->w, e);
+}
+
 static void fallback(ferry_fwd *w, const char *why)
 {
     snprintf(w->why, sizeof w->why, "forward unavailable (%.50s): independent path", why);
@@ -366,6 +437,8 @@ void ferry_forward_open(ferry_file *f)
             w->read_on = f->hints.ind_read_strategy == FERRY_IND_FORWARD;
         }
     }
+    if (w->comm != MPI_COMM_NULL)
+        ferry_at_finalize(shut_all);
     e->f = f;
     e->w = w;
     pthread_mutex_init(&e->lock, NULL);
@@ -381,23 +454,7 @@ int ferry_forward_close(ferry_file *f)
     if (!e)
         return MPI_SUCCESS;
     ferry_fwd *w = e->w;
-    int code = MPI_SUCCESS;
-    if (w->comm != MPI_COMM_NULL) {
-        pthread_mutex_lock(&e->lock);
-        code = flush_locked(w);
-        pthread_mutex_unlock(&e->lock);
-        /* every rank's data is in the file once all have flushed */
-        MPI_Barrier(w->comm);
-        if (w->serves) {
-            atomic_store(&w->stop, 1);
-            pthread_join(w->thread, NULL);
-        }
-        f->stats.sys_writes += w->sys_writes;
-        f->stats.sys_write_bytes += w->sys_write_bytes;
-        f->stats.sys_reads += w->sys_reads;
-        f->stats.sys_read_bytes += w->sys_read_bytes;
-        MPI_Comm_free(&w->comm);
-    }
+    int code = w->comm != MPI_COMM_NULL ? shut(w, e) : MPI_SUCCESS;
     pthread_mutex_lock(&table_lock);
     fwd_entry **p = &table;
     while (*p != e)

@@ -62,8 +62,25 @@ typedef struct ferry_fwd {
  * fwd_of, first_hop, serves and why. MPI_SUCCESS, or an error on every rank. */
 int ferry_fwd_plan(ferry_fwd *w, int collectors);
 
-/* The serving thread's body. */
+/* Serving: the thread's body runs serve_once until told to stop; at close
+ * the caller's thread takes over (see forward.c: shut). */
+typedef struct relay {
+    char *buf;
+    int64_t len, cap;
+} relay;
+typedef struct fwd_server {
+    ferry_fwd *w;
+    fwd_queue q;  /* relays, acknowledgements and replies in flight */
+    relay *rel;   /* per destination rank: records to relay */
+} fwd_server;
 void *ferry_fwd_serve(void *arg);
+int ferry_fwd_server_init(fwd_server *s, ferry_fwd *w);
+/* Takes what has arrived (up to a burst), executes or relays it; returns the
+ * bytes taken (0: nothing arrived). */
+int64_t ferry_fwd_serve_once(fwd_server *s);
+void ferry_fwd_server_done(fwd_server *s);
+/* Sleeps a little longer each idle round (20 us to 1 ms). */
+void ferry_fwd_pause(int *idle);
 
 /* Queue of sends: push a started send (takes buf), reap finished ones,
  * wait for all. */

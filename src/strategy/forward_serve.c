@@ -17,11 +17,6 @@
 
 #define FWD_BURST (16 << 20) /* bytes received before relaying what arrived */
 
-typedef struct relay {
-    char *buf;
-    int64_t len, cap;
-} relay;
-
 static void send_ctrl(ferry_fwd *w, fwd_queue *q, int owner, int64_t type, int64_t err, char *msg, int64_t bytes)
 {
     if (!msg && !(msg = malloc(FWD_CTRL * sizeof(int64_t))))
@@ -129,45 +124,69 @@ static void send_relays(ferry_fwd *w, relay *rel, fwd_queue *q)
     }
 }
 
+int ferry_fwd_server_init(fwd_server *s, ferry_fwd *w)
+{
+    *s = (fwd_server){.w = w, .rel = calloc((size_t)w->size, sizeof *s->rel)};
+    return s->rel != NULL;
+}
+
+int64_t ferry_fwd_serve_once(fwd_server *s)
+{
+    ferry_fwd *w = s->w;
+    int64_t got = 0;
+    while (got < FWD_BURST) {
+        int flag = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, FWD_TAG_REQ, w->comm, &flag, &st);
+        if (!flag)
+            break;
+        int n = 0;
+        MPI_Get_count(&st, MPI_BYTE, &n);
+        char *msg = malloc(n > 0 ? (size_t)n : 1);
+        if (!msg)
+            break; /* try again after a pause */
+        MPI_Recv(msg, n, MPI_BYTE, st.MPI_SOURCE, FWD_TAG_REQ, w->comm, MPI_STATUS_IGNORE);
+        handle(w, msg, n, s->rel, &s->q);
+        free(msg);
+        got += n > 0 ? n : 1;
+    }
+    send_relays(w, s->rel, &s->q);
+    ferry_fwd_queue_reap(&s->q);
+    return got;
+}
+
+void ferry_fwd_server_done(fwd_server *s)
+{
+    ferry_fwd_queue_wait(&s->q);
+    free(s->q.v);
+    free(s->rel);
+    s->rel = NULL;
+}
+
+void ferry_fwd_pause(int *idle)
+{
+    /* back off from 20 us to 1 ms while nothing arrives */
+    struct timespec ts = {0, (*idle < 6 ? 20000L << *idle : 1000000L)};
+    ++*idle;
+    nanosleep(&ts, NULL);
+}
+
 void *ferry_fwd_serve(void *arg)
 {
     ferry_fwd *w = arg;
-    fwd_queue q = {0};
-    relay *rel = calloc((size_t)w->size, sizeof *rel);
+    fwd_server s;
     int idle = 0;
-    while (rel) {
-        int64_t got = 0;
-        while (got < FWD_BURST) {
-            int flag = 0;
-            MPI_Status st;
-            MPI_Iprobe(MPI_ANY_SOURCE, FWD_TAG_REQ, w->comm, &flag, &st);
-            if (!flag)
-                break;
-            int n = 0;
-            MPI_Get_count(&st, MPI_BYTE, &n);
-            char *msg = malloc(n > 0 ? (size_t)n : 1);
-            if (!msg)
-                break; /* try again after a pause */
-            MPI_Recv(msg, n, MPI_BYTE, st.MPI_SOURCE, FWD_TAG_REQ, w->comm, MPI_STATUS_IGNORE);
-            handle(w, msg, n, rel, &q);
-            free(msg);
-            got += n > 0 ? n : 1;
-        }
-        send_relays(w, rel, &q);
-        ferry_fwd_queue_reap(&q);
-        if (got) {
+    if (!ferry_fwd_server_init(&s, w))
+        return NULL;
+    for (;;) {
+        if (ferry_fwd_serve_once(&s)) {
             idle = 0;
             continue;
         }
-        if (atomic_load(&w->stop) && q.n == 0)
+        if (atomic_load(&w->stop) && s.q.n == 0)
             break;
-        /* back off from 20 us to 1 ms while nothing arrives */
-        struct timespec ts = {0, (idle < 6 ? 20000L << idle : 1000000L)};
-        idle++;
-        nanosleep(&ts, NULL);
+        ferry_fwd_pause(&idle);
     }
-    ferry_fwd_queue_wait(&q);
-    free(q.v);
-    free(rel);
+    ferry_fwd_server_done(&s);
     return NULL;
 }
