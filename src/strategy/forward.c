@@ -138,7 +138,9 @@ static int64_t *file_pieces(const ferry_file *f, const ferry_xfer *x, int64_t *n
     ferry_file_walk_init(&fw, &f->view, x->pos, x->bytes);
     int64_t n = 0, cap = 64, off, len;
     int64_t *pc = malloc((size_t)cap * 2 * sizeof *pc);
-    while (pc && ferry_file_walk_next(&fw, FWD_CHUNK, &off, &len)) {
+    if (!pc)
+        return NULL;
+    while (ferry_file_walk_next(&fw, FWD_CHUNK, &off, &len)) {
         if (n == cap) {
             int64_t *p = realloc(pc, (size_t)cap * 4 * sizeof *pc);
             if (!p) {
@@ -214,15 +216,17 @@ static int fwd_read(ferry_fwd *w, const ferry_xfer *x, const int64_t *pc, int64_
         char *msg = ctrl_wait(w, FWD_REPLY, h);
         if (!stopped && h[1])
             code = ferry_err_errno((int)h[1], "forwarded read");
-        const char *src = msg ? msg + FWD_CTRL * sizeof(int64_t) : NULL;
-        for (int64_t left = stopped || !src ? 0 : h[2]; left > 0;) {
-            char *addr;
-            int64_t l;
-            if (!ferry_mem_walk_next(&mw, left, &addr, &l))
-                break;
-            memcpy(addr, src, (size_t)l);
-            src += l, left -= l;
-            *done += l;
+        if (!stopped && msg) {
+            const char *src = msg + FWD_CTRL * sizeof(int64_t);
+            for (int64_t left = h[2]; left > 0;) {
+                char *addr;
+                int64_t l;
+                if (!ferry_mem_walk_next(&mw, left, &addr, &l))
+                    break;
+                memcpy(addr, src, (size_t)l);
+                src += l, left -= l;
+                *done += l;
+            }
         }
         stopped |= h[1] || h[2] < nb || !msg;
         free(msg);
