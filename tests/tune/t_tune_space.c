@@ -154,6 +154,7 @@ int main(void)
     CHECK(buf[0] == '\0');
     tune_space_describe(&s, v, buf, sizeof buf);
     CHECK(!strcmp(buf, "defaults"));
+    tune_space_free(&s);
 
     /* auto chose independent for contiguous pieces, no holes: nothing of
      * two-phase or sieving matters under auto; one rank per node: no local */

@@ -588,8 +588,8 @@ int main(int argc, char **argv)
     }
 
     /* a clean environment: the runs decide every hint themselves */
-    static const char *const owned[] = {"FERRY_HINTS", "FERRY_HINTS_FILE", "FERRY_STATS_JSON", "FERRY_STATS",
-                                        "FERRY_TIMERS", "FERRY_HINTS_DISPLAY", "FERRY_TRACE"};
+    static const char owned[][24] = {"FERRY_HINTS", "FERRY_HINTS_FILE", "FERRY_STATS_JSON", "FERRY_STATS",
+                                     "FERRY_TIMERS", "FERRY_HINTS_DISPLAY", "FERRY_TRACE"};
     for (size_t k = 0; k < sizeof owned / sizeof owned[0]; k++)
         if (getenv(owned[k])) {
             if (!quiet)
