@@ -25,6 +25,11 @@ struct ferry_coll {
     int fast_independent[2];   /* per direction: the last call allows skipping the pattern step */
     int64_t last_bytes[2];
     const void *last_view[2];
+    /* the last call's runs and two-phase agreement, per direction: a call
+     * that repeats them moved skips the counts exchange */
+    ferry_runs last_runs[2];
+    int have_last[2];
+    ferry_tp_memo memo[2];
 };
 
 static struct ferry_coll *coll_of(ferry_file *f)
@@ -49,6 +54,10 @@ void ferry_strategy_release(ferry_file *f)
     if (!c)
         return;
     ferry_local_win_free(&c->win);
+    ferry_runs_free(&c->last_runs[0]);
+    ferry_runs_free(&c->last_runs[1]);
+    ferry_tp_memo_free(&c->memo[0]);
+    ferry_tp_memo_free(&c->memo[1]);
     if (c->have_nodes && c->own_nodes)
         ferry_nodes_free_own(&c->nodes);
     else if (c->have_nodes)
@@ -90,6 +99,8 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     int code = local_err;
     ferry_coll_strategy chosen;
     char reason[FERRY_REASON_LEN];
+    ferry_runs runs = {0};
+    int have_runs = 0;
     if (want == FERRY_COLL_INDEPENDENT || (want == FERRY_COLL_AUTO && c->fast_independent[dir])) {
         chosen = FERRY_COLL_INDEPENDENT;
         snprintf(reason, sizeof reason, "%s", want == FERRY_COLL_INDEPENDENT ? "requested by hint"
@@ -97,13 +108,13 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
         if (code == MPI_SUCCESS)
             code = ferry_strategy_independent(f, x, 1, done);
     } else {
-        ferry_runs runs;
         int rc = ferry_runs_build(&runs, &f->view, x->pos, code == MPI_SUCCESS ? x->bytes : 0);
+        have_runs = 1;
         if (code == MPI_SUCCESS)
             code = rc;
         ferry_pattern pat;
         double t0 = ferry_now();
-        code = ferry_pattern_agree(f, code, &runs, &pat);
+        code = ferry_pattern_agree(f, code, &runs, c->have_last[dir] ? &c->last_runs[dir] : NULL, &pat);
         const ferry_nodes *nodes = nodes_of(f, c);
         ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
         chosen = want;
@@ -115,13 +126,12 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
             if (!nodes)
                 code = ferry_err(MPI_ERR_INTERN, "could not map ranks to nodes");
             else if (chosen == FERRY_COLL_TWOPHASE)
-                code = ferry_twophase(f, x, &runs, &pat, nodes, done);
+                code = ferry_twophase(f, x, &runs, &pat, nodes, &c->memo[dir], done);
             else if (chosen == FERRY_COLL_LOCAL)
                 code = ferry_local(f, x, &runs, nodes, &c->win, done);
             else
                 code = ferry_strategy_independent(f, x, 1, done);
         }
-        ferry_runs_free(&runs);
     }
     ferry_stats_strategy(&f->stats, kind, ferry_coll_strategy_name(chosen), reason);
 
@@ -132,6 +142,12 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
         MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, f->comm);
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
     c->fast_independent[dir] = chosen == FERRY_COLL_INDEPENDENT && !out[1] && want == FERRY_COLL_AUTO;
+    /* kept only after a call that succeeded everywhere, so every rank keeps alike */
+    int ok = code == MPI_SUCCESS && out[0] == MPI_SUCCESS;
+    c->have_last[dir] = ok && have_runs && ferry_runs_copy(&c->last_runs[dir], &runs) == MPI_SUCCESS;
+    if (!ok || chosen != FERRY_COLL_TWOPHASE)
+        c->memo[dir].valid = 0;
+    ferry_runs_free(&runs);
     if (code != MPI_SUCCESS) {
         if (dir)
             *done = 0;

@@ -52,7 +52,39 @@ void ferry_runs_free(ferry_runs *r)
     r->n = r->cap = 0;
 }
 
-enum { P_ERR, P_NLO, P_HI, P_MAXB, P_N_MAX };
+int ferry_runs_copy(ferry_runs *to, const ferry_runs *r)
+{
+    ferry_runs_free(to);
+    *to = *r;
+    to->v = NULL;
+    to->cap = to->n;
+    if (r->n && !(to->v = malloc((size_t)r->n * sizeof *to->v))) {
+        to->n = to->cap = 0;
+        return MPI_ERR_NO_MEM;
+    }
+    for (int64_t i = 0; i < r->n; i++)
+        to->v[i] = r->v[i];
+    return MPI_SUCCESS;
+}
+
+/* 1 if r is last moved by *d (both empty: any shift, *d = INT64_MIN). */
+static int shifted(const ferry_runs *r, const ferry_runs *last, int64_t *d)
+{
+    *d = INT64_MIN;
+    if (!last || r->n != last->n)
+        return 0;
+    if (!r->n)
+        return 1;
+    *d = r->v[0].off - last->v[0].off;
+    for (int64_t i = 0; i < r->n; i++)
+        if (r->v[i].len != last->v[i].len || r->v[i].off - last->v[i].off != *d)
+            return 0;
+    return 1;
+}
+
+/* P_DMAX and P_NDMIN give the largest and smallest shift; P_NOREP is set by
+ * any rank whose runs are not its last ones moved. */
+enum { P_ERR, P_NLO, P_HI, P_MAXB, P_DMAX, P_NDMIN, P_NOREP, P_N_MAX };
 enum { S_BYTES, S_RUNS, S_SPAN, S_ACTIVE, S_N };
 #define P_ALL (P_N_MAX + S_N)
 
@@ -83,10 +115,15 @@ static void pattern_op_init(void)
     MPI_Op_create(max_then_sum, 1, &pattern_op);
 }
 
-int ferry_pattern_agree(ferry_file *f, int local_err, const ferry_runs *r, ferry_pattern *p)
+int ferry_pattern_agree(ferry_file *f, int local_err, const ferry_runs *r, const ferry_runs *last,
+                        ferry_pattern *p)
 {
     int64_t in[P_ALL], out[P_ALL];
     int empty = r->n == 0;
+    int64_t d;
+    in[P_NOREP] = !shifted(r, last, &d);
+    in[P_DMAX] = d;
+    in[P_NDMIN] = d == INT64_MIN ? INT64_MIN : -d;
     in[P_ERR] = ferry_err_class(local_err);
     in[P_NLO] = empty ? INT64_MIN : -r->lo;
     in[P_HI] = empty ? 0 : r->hi;
@@ -105,6 +142,8 @@ int ferry_pattern_agree(ferry_file *f, int local_err, const ferry_runs *r, ferry
     p->runs = out[P_N_MAX + S_RUNS];
     p->span_sum = out[P_N_MAX + S_SPAN];
     p->active = out[P_N_MAX + S_ACTIVE];
+    p->repeats = !out[P_NOREP] && out[P_DMAX] != INT64_MIN && out[P_DMAX] == -out[P_NDMIN];
+    p->shift = p->repeats ? out[P_DMAX] : 0;
     if (local_err != MPI_SUCCESS)
         return local_err;
     return p->err == MPI_SUCCESS ? MPI_SUCCESS

@@ -34,9 +34,15 @@ typedef struct ferry_pattern {
     int64_t max_rank_bytes;
     int64_t span_sum;        /* sum over ranks of (hi - lo): > hi - lo means ranks interleave */
     int64_t active;          /* ranks with data */
+    int repeats;             /* every rank's runs are its last call's moved by `shift` */
+    int64_t shift;
 } ferry_pattern;
 
-/* Collective over f->comm. */
-int ferry_pattern_agree(ferry_file *f, int local_err, const ferry_runs *r, ferry_pattern *p);
+/* Collective over f->comm. `last`: this rank's runs of the last call on the
+ * file in this direction, or NULL. */
+int ferry_pattern_agree(ferry_file *f, int local_err, const ferry_runs *r, const ferry_runs *last,
+                        ferry_pattern *p);
+/* Copies r into *to (freeing what *to held); MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int ferry_runs_copy(ferry_runs *to, const ferry_runs *r);
 
 #endif

@@ -102,6 +102,39 @@ static int cut(ferry_tp_plan *plan, const ferry_xfer *x, const ferry_runs *runs)
     return 0;
 }
 
+void ferry_tp_memo_free(ferry_tp_memo *memo)
+{
+    for (int s = 0; s < memo->nsenders && memo->senders; s++)
+        free(memo->senders[s].pairs);
+    free(memo->senders);
+    memo->senders = NULL;
+    memo->nsenders = 0;
+    memo->valid = 0;
+}
+
+/* Copies of the senders' lists, their offsets moved by shift; 0 or -1. */
+static int senders_copy(ferry_tp_sender **to, const ferry_tp_sender *from, int n, int64_t shift)
+{
+    *to = n ? calloc((size_t)n, sizeof **to) : NULL;
+    if (n && !*to)
+        return -1;
+    int rc = 0;
+    for (int s = 0; s < n; s++) {
+        (*to)[s] = (ferry_tp_sender){from[s].rank, malloc((size_t)(from[s].n ? from[s].n : 1) * 2 * sizeof(int64_t)),
+                                     from[s].n, 0};
+        if (!(*to)[s].pairs) {
+            (*to)[s].n = 0;
+            rc = -1;
+            continue;
+        }
+        for (int64_t i = 0; i < from[s].n; i++) {
+            (*to)[s].pairs[2 * i] = from[s].pairs[2 * i] + shift;
+            (*to)[s].pairs[2 * i + 1] = from[s].pairs[2 * i + 1];
+        }
+    }
+    return rc;
+}
+
 /* Counts exchange, then targeted piece lists: an aggregator hears only from
  * the ranks with pieces in its domain. */
 static int exchange_lists(ferry_file *f, ferry_tp_plan *plan)
@@ -110,7 +143,7 @@ static int exchange_lists(ferry_file *f, ferry_tp_plan *plan)
     if (!talk)
         return -1;
     for (int a = 0; a < plan->d.n; a++)
-        if (plan->out[a].n)
+        if (plan->out && plan->out[a].n)
             talk[plan->aggs.ranks[a]] = 1;
     int nsenders = 0;
     MPI_Reduce_scatter_block(talk, &nsenders, 1, MPI_INT, MPI_SUM, f->comm);
@@ -166,8 +199,18 @@ static int exchange_lists(ferry_file *f, ferry_tp_plan *plan)
     return rc;
 }
 
+/* d is memo's domains moved by shift: each rank's pieces fall to the same
+ * aggregators as in the memo's call. */
+static int same_domains(const ferry_domains *d, const ferry_tp_memo *memo, int64_t shift)
+{
+    const ferry_domains *m = &memo->d;
+    if (d->stripe || m->stripe) /* stripe-cyclic owners depend on absolute offsets */
+        return 0;
+    return d->n == m->n && d->size == m->size && d->start == m->start + shift && d->hi == m->hi + shift;
+}
+
 int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
-                       const ferry_nodes *nodes, ferry_tp_plan *plan)
+                       const ferry_nodes *nodes, ferry_tp_memo *memo, ferry_tp_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     int rc = ferry_aggs_choose(&f->hints, nodes, f->size, f->rank, &plan->aggs);
@@ -193,8 +236,26 @@ int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *run
         ferry_aggs_place_topology(f, nodes, &plan->d, mine, &plan->aggs);
         free(mine);
     }
-    /* the exchange runs even after a local failure, so no rank waits forever */
-    int ex = exchange_lists(f, plan);
+    /* the exchange runs even after a local failure, so no rank waits forever;
+     * every rank decides alike whether the last call's counts hold */
+    int topo = f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine();
+    int repeat = memo && memo->valid && pat->repeats && !topo && same_domains(&plan->d, memo, pat->shift);
+    int ex;
+    if (repeat) {
+        ex = senders_copy(&plan->senders, memo->senders, memo->nsenders, pat->shift);
+        plan->nsenders = plan->senders || !memo->nsenders ? memo->nsenders : 0;
+    } else {
+        ex = exchange_lists(f, plan);
+    }
+    if (memo) {
+        ferry_tp_memo_free(memo);
+        /* a rank that cannot keep the lists fails this call, so no rank keeps any */
+        if (senders_copy(&memo->senders, plan->senders, plan->nsenders, 0) < 0)
+            ex = -1;
+        memo->nsenders = memo->senders ? plan->nsenders : 0;
+        memo->valid = !topo;
+        memo->d = plan->d;
+    }
     return local || ex ? ferry_err(MPI_ERR_NO_MEM, "out of memory planning a collective call") : MPI_SUCCESS;
 }
 

@@ -157,6 +157,39 @@ static void uneven(const char *path)
     free(r);
 }
 
+/* Calls that repeat the last one moved (every rank by the same amount),
+ * then one where the ranks move by different amounts, then one where the
+ * runs change: engines that reuse the last call's agreement must notice. */
+static void shifted_calls(const char *path)
+{
+    MPI_File fh;
+    int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    EXPECT(rc == MPI_SUCCESS, "open");
+    enum { L = 3000, NCALL = 6 };
+    unsigned char *b = malloc(2 * L), *r = malloc(2 * L);
+    /* call k: rank r writes len at base_k + r * L (len = L, or 2 L for the last) */
+    const long long P = t_size;
+    long long base[NCALL] = {0, 5 * P * L, 9 * P * L, 9 * P * L + 7 * P * L, 30 * P * L, 31 * P * L};
+    for (int k = 0; k < NCALL; k++) {
+        long long off = base[k] + (long long)t_rank * L;
+        if (k == 3) /* moves by a different amount on every rank */
+            off = base[k] + (long long)t_rank * L * 2 + (t_rank % 2) * 100;
+        int len = k == NCALL - 1 ? 2 * L : L;
+        if (k == NCALL - 1)
+            off = base[k] + (long long)t_rank * 2 * L;
+        fill(b, len, off, 30 + k);
+        MPI_Status st;
+        rc = MPI_File_write_at_all(fh, off, b, len, MPI_BYTE, &st);
+        EXPECT(rc == MPI_SUCCESS, "shifted write %d", k);
+        rc = MPI_File_read_at_all(fh, off, r, len, MPI_BYTE, &st);
+        EXPECT(rc == MPI_SUCCESS && !memcmp(b, r, (size_t)len), "shifted read back %d", k);
+    }
+    t_report("shifted calls done");
+    MPI_File_close(&fh);
+    free(b);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -178,5 +211,8 @@ int main(int argc, char **argv)
     t_path(p, sizeof p, "coll_uneven.dat");
     t_fresh(p);
     uneven(p);
+    t_path(p, sizeof p, "coll_shifted.dat");
+    t_fresh(p);
+    shifted_calls(p);
     return t_finish("t_coll");
 }
