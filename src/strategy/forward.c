@@ -124,10 +124,13 @@ static void send_record(ferry_fwd *w, char *rec, int64_t len, int64_t data)
 
 static char *new_record(ferry_fwd *w, int64_t type, int64_t np, int64_t nb, int with_data, int64_t *len)
 {
-    *len = (FWD_HDR + 2 * np) * (int64_t)sizeof(int64_t) + (with_data ? nb : 0);
+    *len = (FWD_HDR + 2 * np) * (int64_t)sizeof(int64_t) + (with_data ? fwd_pad8(nb) : 0);
     int64_t *h = malloc((size_t)*len);
-    if (h)
+    if (h) {
         h[0] = type, h[1] = w->me, h[2] = np, h[3] = nb;
+        if (with_data && nb % 8)
+            memset((char *)h + *len - 8, 0, 8); /* the padding, so no undefined bytes go out */
+    }
     return (char *)h;
 }
 

@@ -3,7 +3,7 @@
  * (forward_plan.c) and the serving thread (forward_serve.c).
  *
  * Wire format, all int64. A request message (TAG_REQ) is a run of records:
- *   [type, owner, npieces, nbytes] [foff, len] x npieces [data: nbytes, writes only]
+ *   [type, owner, npieces, nbytes] [foff, len] x npieces [data: nbytes padded to 8, writes only]
  * owner is the rank (in the private communicator) whose data it is; a
  * collector concatenates its node mates' records unchanged. A control
  * message (TAG_CTRL) goes from a forwarder to an owner:
@@ -23,6 +23,9 @@ enum { FWD_TAG_REQ = 1, FWD_TAG_CTRL = 2 };
 enum { FWD_WRITE = 1, FWD_READ = 2, FWD_FLUSH = 3 };
 enum { FWD_ERR = 1, FWD_ACK = 2, FWD_REPLY = 3 };
 #define FWD_HDR 4  /* int64 words of a record header */
+/* A record's data is padded to 8 bytes, so the next record's header that a
+ * collector appends stays aligned. */
+static inline int64_t fwd_pad8(int64_t n) { return (n + 7) & ~(int64_t)7; }
 #define FWD_CTRL 3 /* int64 words of a control header */
 
 /* Sends in flight and the buffers they own. */

@@ -95,7 +95,7 @@ static void handle(ferry_fwd *w, const char *msg, int64_t n, relay *rel, fwd_que
         int64_t type = h[0], np = h[2], nb = h[3];
         int owner = (int)h[1];
         const int64_t *pc = h + FWD_HDR;
-        int64_t len = (FWD_HDR + 2 * np) * (int64_t)sizeof(int64_t) + (type == FWD_WRITE ? nb : 0);
+        int64_t len = (FWD_HDR + 2 * np) * (int64_t)sizeof(int64_t) + (type == FWD_WRITE ? fwd_pad8(nb) : 0);
         int to = w->fwd_of[owner];
         if (to != w->me) {
             if (!append(&rel[to], msg + at, len))

@@ -1,7 +1,8 @@
 /*
  * A forwarder whose writes fail (FERRY_FAULT on its rank): the owners of the
- * data learn it as MPI_ERR_IO at their sync, or at close when they never
- * sync, on every rank, and nothing hangs. Run under ferry only.
+ * data learn it as MPI_ERR_IO at their next forwarded call, at sync, or at
+ * close when they never sync, on every rank, and nothing hangs. Run under
+ * ferry with forwarded reads and writes only.
  */
 #include "mpi/tutil.h"
 
@@ -34,6 +35,18 @@ int main(int argc, char **argv)
     /* reported once: a sync with nothing new succeeds */
     rc = MPI_File_sync(fh);
     EXPECT(rc == MPI_SUCCESS, "second sync: %s", t_class_name(rc));
+    /* next call: a forwarded read's reply comes after the error of the write
+     * before it, so the call after the read must report that error */
+    unsigned char one[64] = {0};
+    MPI_Status st;
+    rc = MPI_File_write_at(fh, 0, one, sizeof one, MPI_BYTE, &st);
+    EXPECT(rc == MPI_SUCCESS, "write after sync: %s", t_class_name(rc));
+    rc = MPI_File_read_at(fh, 0, one, sizeof one, MPI_BYTE, &st);
+    EXPECT(rc == MPI_SUCCESS, "read: %s", t_class_name(rc));
+    rc = MPI_File_write_at(fh, 0, one, sizeof one, MPI_BYTE, &st);
+    EXPECT(t_class(rc) == MPI_ERR_IO, "next call after a failed forwarded write: %s", t_class_name(rc));
+    rc = MPI_File_sync(fh);
+    EXPECT(rc == MPI_SUCCESS, "sync after the reported error: %s", t_class_name(rc));
     write_blocks(fh, 2);
     rc = MPI_File_close(&fh);
     EXPECT(t_class(rc) == MPI_ERR_IO, "close after failed forwarded writes: %s", t_class_name(rc));
