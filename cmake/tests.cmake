@@ -26,9 +26,15 @@ if(FERRY_SANITIZE)
   set(FERRY_PRELOAD_LIBS "${FERRY_ASAN_RUNTIME}:$<TARGET_FILE:ferry>:$<TARGET_FILE:ferry_nodlclose>")
   list(APPEND FERRY_TEST_ENV
     "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/reliability/lsan.supp:print_suppressions=0"
-    "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0"
+    "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:suppressions=${PROJECT_SOURCE_DIR}/tests/reliability/asan.supp"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
-  set(FERRY_PRELOAD_ENV "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:fast_unwind_on_malloc=0")
+  set(FERRY_PRELOAD_ENV "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:fast_unwind_on_malloc=0:suppressions=${PROJECT_SOURCE_DIR}/tests/reliability/asan.supp")
+endif()
+
+# Sanitized code runs several times slower: the unit tests' limit grows with it.
+set(FERRY_UNIT_TIMEOUT 120)
+if(FERRY_SANITIZE)
+  set(FERRY_UNIT_TIMEOUT 600)
 endif()
 
 # ferry_unit_test(NAME SOURCES... [LIBS ...]): a plain (no mpiexec) test program.
@@ -38,7 +44,7 @@ function(ferry_unit_test name)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests)
   target_link_libraries(${name} PRIVATE ${T_LIBS})
   add_test(NAME ${name} COMMAND ${name})
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${FERRY_TEST_ENV}" TIMEOUT 120 LABELS unit)
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${FERRY_TEST_ENV}" TIMEOUT ${FERRY_UNIT_TIMEOUT} LABELS unit)
 endfunction()
 
 # ferry_mpi_program(NAME SOURCES...): an MPI program that knows nothing of
