@@ -87,7 +87,7 @@ int main(void)
     int cbl = dim(&s, "cb_config_list");
     CHECK(cbl >= 0 && val(&s, cbl, "*:2") > 0 && val(&s, cbl, "*:*") > 0 && val(&s, cbl, "*:1") < 0);
     CHECK(dim(&s, "ferry_local_aggregators") >= 0 && dim(&s, "romio_ds_write") >= 0);
-    CHECK(dim(&s, "ferry_ind_write_strategy") < 0 && strstr(s.notes, "pending")); /* no forwarding */
+    CHECK(dim(&s, "ferry_ind_write_strategy") < 0); /* no independent calls: nothing forwards */
     CHECK(dim(&s, "ferry_aggregator_placement") < 0 && strstr(s.notes, "FERRY_TOPOLOGY"));
     CHECK(dim(&s, "striping_factor") < 0);
     CHECK(s.pb.nanchors == 3);
@@ -194,6 +194,56 @@ int main(void)
     bad.only[bad.nonly++] = "no_such_hint";
     CHECK(tune_space_build(&s, &f, &bad, err, sizeof err) != 0 && strstr(err, "no_such_hint"));
     tune_space_free(&s);
+
+    /* forwarding, once the library reports it: independent writes with
+     * holes, and collective writes that auto ran independently, 4 ranks on
+     * one node. The collectors matter only under forward; forwarded calls do
+     * not sieve, but collective calls served independently still do */
+    tune_facts h;
+    facts_init(&h, 4, 1);
+    h.ind_w = h.coll_w = 1;
+    h.gaps_w = 1;
+    h.sieved_w = 1;
+    h.forward = 1;
+    snprintf(h.chosen_w, sizeof h.chosen_w, "independent");
+    CHECK(tune_space_build(&s, &h, &none, err, sizeof err) == 0);
+    s.facts = &h;
+    int iws = dim(&s, "ferry_ind_write_strategy"), fcol = dim(&s, "ferry_forward_collectors");
+    int dsw2 = dim(&s, "romio_ds_write"), ws2 = dim(&s, "ferry_write_strategy");
+    CHECK(iws >= 0 && val(&s, iws, "forward") > 0);
+    CHECK(fcol >= 0 && val(&s, fcol, "0") > 0 && val(&s, fcol, "2") > 0);
+    CHECK(dim(&s, "ferry_ind_read_strategy") < 0); /* no reads */
+    point(&s, v, (const char *const[]){"ferry_forward_collectors", "0", NULL});
+    tune_space_canon(&s, v);
+    CHECK(v[fcol] == 0);
+    point(&s, v, (const char *const[]){"ferry_ind_write_strategy", "forward", "ferry_forward_collectors", "0",
+                                       "romio_ds_write", "enable", NULL});
+    tune_space_canon(&s, v);
+    CHECK(v[iws] == val(&s, iws, "forward") && v[fcol] == val(&s, fcol, "0"));
+    CHECK(v[dsw2] == val(&s, dsw2, "enable")); /* the collective calls still sieve */
+    point(&s, v, (const char *const[]){"ferry_write_strategy", "twophase", "ferry_ind_write_strategy", "forward",
+                                       "romio_ds_write", "enable", NULL});
+    tune_space_canon(&s, v);
+    CHECK(v[ws2] > 0 && v[iws] == val(&s, iws, "forward") && v[dsw2] == 0); /* nothing left to sieve */
+    tune_space_free(&s);
+    /* collective calls alone never forward; one rank per node: nothing to coalesce */
+    h.ind_w = 0;
+    CHECK(tune_space_build(&s, &h, &none, err, sizeof err) == 0);
+    CHECK(dim(&s, "ferry_ind_write_strategy") < 0 && dim(&s, "ferry_forward_collectors") < 0);
+    tune_space_free(&s);
+    /* independent writes, but the probe saw no forwarding */
+    h.ind_w = 1;
+    h.forward = 0;
+    CHECK(tune_space_build(&s, &h, &none, err, sizeof err) == 0);
+    CHECK(dim(&s, "ferry_ind_write_strategy") < 0 && strstr(s.notes, "did not forward"));
+    tune_space_free(&s);
+    h.forward = 1;
+    h.ranks = h.nodes = 4;
+    h.ppn = 1;
+    CHECK(tune_space_build(&s, &h, &none, err, sizeof err) == 0);
+    CHECK(dim(&s, "ferry_ind_write_strategy") >= 0 && dim(&s, "ferry_forward_collectors") < 0);
+    tune_space_free(&s);
+    tj_free(&h.defaults);
 
     /* sizes in hint syntax */
     tune_size_str(16 << 20, buf, sizeof buf);

@@ -254,15 +254,17 @@ static int probe(tune_run_cfg *run, tune_facts *f, tune_run_out *keep, double *b
     return 0;
 }
 
-/* Does the library forward? A tiny noncontiguous run that asks for it:
- * forwarding exists when the record names it as the strategy used. */
+/* Does the library forward? A tiny run of independent calls that asks for
+ * it: forwarding exists when the record names it as the strategy of the
+ * independent calls (only those forward; without MPI_THREAD_MULTIPLE ferry
+ * falls back to the independent path and says so). */
 static int probe_forward(const tune_run_cfg *run, const char *file, double timeout)
 {
     if (run->ranks < 2)
         return 0;
     tune_run_cfg t = *run;
-    t.pattern = "tile";
-    char *args[] = {"--sz-tile-x", "8", "--sz-tile-y", "4", "-o", (char *)file};
+    t.pattern = "ior";
+    char *args[] = {"-t", "4k", "-b", "16k", "-o", (char *)file};
     memcpy(t.args, args, sizeof args);
     t.nargs = 6;
     t.ranks = 2;
@@ -271,13 +273,10 @@ static int probe_forward(const tune_run_cfg *run, const char *file, double timeo
     t.metric = TUNE_METRIC_TOTAL;
     tune_run_out o;
     int found = 0;
-    if (tune_run(&t, 1,
-                 "*:ferry_write_strategy=independent:ferry_read_strategy=independent:"
-                 "ferry_ind_write_strategy=forward:ferry_ind_read_strategy=forward",
-                 timeout, &o) == 0)
+    if (tune_run(&t, 1, "*:ferry_ind_write_strategy=forward:ferry_ind_read_strategy=forward", timeout, &o) == 0)
         for (int k = 0; k < 2; k++) {
             const tj *rec = stats_record(&o.last, k == 0);
-            const char *s = rec ? tj_str(rec, k ? "strategies.coll_read.strategy" : "strategies.coll_write.strategy", "")
+            const char *s = rec ? tj_str(rec, k ? "strategies.ind_read.strategy" : "strategies.ind_write.strategy", "")
                                 : "";
             found |= !strcmp(s, "forward");
         }
@@ -653,7 +652,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "ferry-tune: one repetition takes %.3f s, a launch %.1f s: %d repetitions per launch\n",
                     facts.probe_cost, facts.probe_wall, run.reps);
     }
-    if (facts.ind_w || facts.coll_w || facts.ind_r || facts.coll_r) {
+    if (facts.ind_w || facts.ind_r) {
         char fwd_file[4300];
         snprintf(fwd_file, sizeof fwd_file, "%s.forward", test_file);
         double left = budget - (tune_wall() - t0);

@@ -273,14 +273,26 @@ int tune_space_build(tune_space *s, const tune_facts *f, const tune_space_opts *
     add_val(s, pl, "topology");
 
     /* forwarding: only when the library reports it */
-    const char *fwd = "pending: the library does not report forwarding yet (probe: ferry_ind_*_strategy=forward "
-                      "ran as direct/sieve)";
-    int fw = DIM("ferry_ind_write_strategy", (f->ind_w || f->coll_w) && f->forward, "forwarding of independent writes",
-                 (f->ind_w || f->coll_w) ? (f->forward ? "" : fwd) : "");
-    int fr = DIM("ferry_ind_read_strategy", (f->ind_r || f->coll_r) && f->forward, "forwarding of independent reads",
-                 (f->ind_r || f->coll_r) && !f->forward && !(f->ind_w || f->coll_w) ? fwd : "");
+    const char *fwd = "left out: a probe run with ferry_ind_*_strategy=forward did not forward (its statistics "
+                      "name another strategy: no forwarding in this ferry, or no MPI_THREAD_MULTIPLE)";
+    /* only independent calls forward: collective calls served independently
+     * take the direct and sieving path (src/strategy/independent.c) */
+    int fw = DIM("ferry_ind_write_strategy", f->ind_w && f->forward, "forwarding of independent writes",
+                 f->ind_w ? (f->forward ? "" : fwd) : "");
+    int fr = DIM("ferry_ind_read_strategy", f->ind_r && f->forward, "forwarding of independent reads",
+                 f->ind_r && !f->forward && !f->ind_w ? fwd : "");
     add_val(s, fw, "forward");
     add_val(s, fr, "forward");
+    /* node mates' records coalesce on collectors before the forwarder: with
+     * one rank per node there is nothing to coalesce */
+    int fc = DIM("ferry_forward_collectors", (fw >= 0 || fr >= 0) && ppn > 1,
+                 "ranks per node that coalesce records for the forwarder", "");
+    add_val(s, fc, "0");
+    for (int k = 2; k < ppn; k *= 2) {
+        char b[32];
+        snprintf(b, sizeof b, "%d", k);
+        add_val(s, fc, b);
+    }
 #undef DIM
     if (wanted(o, "direct_read") || wanted(o, "direct_write"))
         note(s, "  %s: %s\n", "direct_read, direct_write",
@@ -380,8 +392,14 @@ void tune_space_canon(const tune_space *s, int *v)
     const char *cw = f->chosen_w, *cr = f->chosen_r;
     int twophase = (f->coll_w && strategy_runs(w, cw, "twophase")) || (f->coll_r && strategy_runs(r, cr, "twophase"));
     int local = f->ppn > 1 && ((f->coll_w && strategy_runs(w, cw, "local")) || (f->coll_r && strategy_runs(r, cr, "local")));
-    int iw = f->ind_w || (f->coll_w && strategy_runs(w, cw, "independent"));
-    int ir = f->ind_r || (f->coll_r && strategy_runs(r, cr, "independent"));
+    /* forwarded independent calls neither sieve nor write directly; collective
+     * calls served independently never forward */
+    char fw[64], fr[64];
+    value_at(s, v, "ferry_ind_write_strategy", fw, sizeof fw);
+    value_at(s, v, "ferry_ind_read_strategy", fr, sizeof fr);
+    int fwd_w = f->ind_w && !strcasecmp(fw, "forward"), fwd_r = f->ind_r && !strcasecmp(fr, "forward");
+    int iw = (f->ind_w && !fwd_w) || (f->coll_w && strategy_runs(w, cw, "independent"));
+    int ir = (f->ind_r && !fwd_r) || (f->coll_r && strategy_runs(r, cr, "independent"));
     int sw = iw && f->gaps_w != 0, sr = ir && f->gaps_r != 0;
     value_at(s, v, "romio_ds_write", dsw, sizeof dsw);
     value_at(s, v, "romio_ds_read", dsr, sizeof dsr);
@@ -407,9 +425,15 @@ void tune_space_canon(const tune_space *s, int *v)
             matters = twophase && (!val || atoi(val) < f->nodes * per_node(list, f->ppn));
         } else if (!strcmp(k, "ferry_local_aggregators"))
             matters = local;
-        else if (!strcmp(k, "romio_ds_write") || !strcmp(k, "ferry_ind_write_strategy"))
+        else if (!strcmp(k, "ferry_ind_write_strategy"))
+            matters = f->ind_w;
+        else if (!strcmp(k, "ferry_ind_read_strategy"))
+            matters = f->ind_r;
+        else if (!strcmp(k, "ferry_forward_collectors"))
+            matters = fwd_w || fwd_r;
+        else if (!strcmp(k, "romio_ds_write"))
             matters = sw;
-        else if (!strcmp(k, "romio_ds_read") || !strcmp(k, "ferry_ind_read_strategy"))
+        else if (!strcmp(k, "romio_ds_read"))
             matters = sr;
         else if (!strcmp(k, "ind_wr_buffer_size"))
             matters = sw && sieve_w;
