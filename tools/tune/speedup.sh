@@ -87,6 +87,9 @@ for p in "${pats[@]}"; do
     status=1
     continue
   fi
+  # the search's samples as a box plot, when matplotlib is there
+  python3 "$here/ferry_tune_plot.py" "$out/$p.samples.csv" "$out/$p.png" "ferry-tune $p ($flavor, $ranks ranks)" \
+    >/dev/null 2>&1 || true
   echo "== $p: ferry-tune --compare $out/$p.hints --rounds $rounds" >&2
   if ! "$tune" --pattern "$p" --ranks "$ranks" --compare "$out/$p.hints" --rounds "$rounds" \
     -- "${a[@]}" -o "$f" >"$out/$p.compare"; then
@@ -106,7 +109,7 @@ done
   echo
   echo "defaults / tuned / native: medians over the --compare launches (each the median of its repetitions,"
   echo "open + I/O + close of the write and read phases); the three ran in rotating order."
-  echo "Per pattern, in $out: P.report (the search), P.hints, P.compare, P.samples.csv."
+  echo "Per pattern, in $out: P.report (the search), P.hints, P.compare, P.samples.csv, P.png."
 } >>"$table"
 cat "$table"
 exit $status
