@@ -34,6 +34,13 @@ typedef enum {
     FERRY_PLACE_TOPOLOGY,   /* cost-model placement when a topology is known */
 } ferry_placement;
 
+/* How forwarding assigns gateways when FERRY_TOPOLOGY is set (docs/topology.md). */
+typedef enum {
+    FERRY_FWD_ROUTE_AWARE = 0, /* the seed's route- and load-aware assignment */
+    FERRY_FWD_DEFAULT,         /* the model's static balanced assignment */
+    FERRY_FWD_REFINED,         /* route-aware plus max-link-load local search */
+} ferry_fwd_assign;
+
 #define FERRY_HINT_STR 256
 
 /* ferry_local_aggregators=all: every rank of a node aggregates. */
@@ -72,6 +79,7 @@ typedef struct ferry_hints {
     ferry_placement aggregator_placement;
     int64_t ds_threshold;              /* sieve when the mean gap is below this: 64 KiB */
     int forward_collectors;            /* forwarding: ranks per node that coalesce the node's records: 1 */
+    ferry_fwd_assign forward_assign;   /* forwarding: gateway assignment on a model: route-aware */
     /* Added by the hints module: where each hint's value came from, indexed
      * by the hint's field number (see ferry_hints_source_of), one
      * ferry_hint_source per entry. Not part of a hint's value:

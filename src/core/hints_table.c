@@ -25,6 +25,7 @@ _Static_assert(sizeof(ferry_tri) == sizeof(int), "enum hints are stored as int")
 _Static_assert(sizeof(ferry_coll_strategy) == sizeof(int), "enum hints are stored as int");
 _Static_assert(sizeof(ferry_ind_strategy) == sizeof(int), "enum hints are stored as int");
 _Static_assert(sizeof(ferry_placement) == sizeof(int), "enum hints are stored as int");
+_Static_assert(sizeof(ferry_fwd_assign) == sizeof(int), "enum hints are stored as int");
 
 #define OFF(f) offsetof(ferry_hints, f)
 
@@ -53,6 +54,7 @@ const hint_def ferry_hint_table[] = {
     {"ferry_aggregator_placement", HK_PLACE,  OFF(aggregator_placement),    17, 0, 1, FERRY_PLACE_SPREAD, 0,  0,             NULL, "spread|topology"},
     {"ferry_ds_threshold",       HK_SIZE,     OFF(ds_threshold),            18, 0, 1, 64 * KiB,          0,   TiB,           NULL, "auto sieves when the mean gap is below this"},
     {"ferry_forward_collectors", HK_INT,      OFF(forward_collectors),      19, 0, 1, 1,                 0,   1 << 20,       NULL, "forwarding: ranks per node that coalesce its records (0: none)"},
+    {"ferry_forward_assign",     HK_FWDASSIGN, OFF(forward_assign),         20, 0, 1, FERRY_FWD_ROUTE_AWARE, 0, 0,         NULL, "forwarding gateways on FERRY_TOPOLOGY: route-aware|default|refined"},
 };
 /* clang-format on */
 const int ferry_hint_count = (int)(sizeof ferry_hint_table / sizeof ferry_hint_table[0]);
@@ -79,6 +81,9 @@ static const enum_name ind_names[] = {
     {"forward", FERRY_IND_FORWARD}, {"automatic", FERRY_IND_AUTO}, {NULL, 0}};
 static const enum_name place_names[] = {
     {"spread", FERRY_PLACE_SPREAD}, {"topology", FERRY_PLACE_TOPOLOGY}, {NULL, 0}};
+static const enum_name fwdassign_names[] = {
+    {"route-aware", FERRY_FWD_ROUTE_AWARE}, {"default", FERRY_FWD_DEFAULT}, {"refined", FERRY_FWD_REFINED},
+    {NULL, 0}};
 static const enum_name bool_names[] = {
     {"true", 1}, {"false", 0}, {"enable", 1}, {"disable", 0}, {"yes", 1}, {"no", 0},
     {"1", 1}, {"0", 0}, {"on", 1}, {"off", 0}, {NULL, 0}};
@@ -316,20 +321,23 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
     case HK_CBTRI:
     case HK_COLL:
     case HK_IND:
-    case HK_PLACE: {
+    case HK_PLACE:
+    case HK_FWDASSIGN: {
         const enum_name *names = d->kind == HK_BOOL    ? bool_names
                                  : d->kind == HK_TRI   ? tri_names
                                  : d->kind == HK_CBTRI ? cbtri_names
                                  : d->kind == HK_COLL  ? coll_names
                                  : d->kind == HK_IND   ? ind_names
-                                                       : place_names;
+                                 : d->kind == HK_PLACE ? place_names
+                                                       : fwdassign_names;
         if (parse_enum(names, value, &e)) {
             const char *expect = d->kind == HK_BOOL   ? "true or false"
                                  : d->kind == HK_TRI || d->kind == HK_CBTRI
                                      ? "enable, disable or automatic"
                                  : d->kind == HK_COLL ? "independent, twophase, local or auto"
                                  : d->kind == HK_IND  ? "direct, sieve, forward or auto"
-                                                      : "spread or topology";
+                                 : d->kind == HK_PLACE ? "spread or topology"
+                                                      : "route-aware, default or refined";
             snprintf(why, whylen, "expected %s", expect);
             return -1;
         }
@@ -388,6 +396,9 @@ void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_
         return;
     case HK_PLACE:
         snprintf(buf, len, "%s", enum_str(place_names, get_int(h, d->offset)));
+        return;
+    case HK_FWDASSIGN:
+        snprintf(buf, len, "%s", enum_str(fwdassign_names, get_int(h, d->offset)));
         return;
     case HK_CBLIST: {
         const char *s = (const char *)h + d->offset;

@@ -90,7 +90,10 @@ int ferry_fwd_plan(ferry_fwd *w, int collectors)
     for (int k = 0; k < nn; k++)
         if (np == 0 || pn[np - 1] != pn[k])
             pn[np++] = pn[k];
-    ferry_topo_assign_algo algo = routed ? FERRY_TOPO_ASSIGN_ROUTE_AWARE : FERRY_TOPO_ASSIGN_DEFAULT;
+    ferry_fwd_assign a = w->f->hints.forward_assign;
+    ferry_topo_assign_algo algo = !routed || a == FERRY_FWD_DEFAULT ? FERRY_TOPO_ASSIGN_DEFAULT
+                                : a == FERRY_FWD_REFINED            ? FERRY_TOPO_ASSIGN_REFINED
+                                                                    : FERRY_TOPO_ASSIGN_ROUTE_AWARE;
     ferry_topo_assign_params p = {.nnodes = np, .nodes = pn, .slack = -1};
     if (ferry_topo_assign(m, algo, &p, gw, NULL) != 0)
         goto out;

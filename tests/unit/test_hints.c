@@ -507,7 +507,7 @@ static void test_info(void)
     CHECK(ferry_hints_to_info(&h, &info) == MPI_SUCCESS);
     int nkeys = 0;
     MPI_Info_get_nkeys(info, &nkeys);
-    CHECK(nkeys == 22);
+    CHECK(nkeys == 23);
     CHECK(info_is(info, "cb_buffer_size", "16777216"));
     CHECK(info_is(info, "cb_nodes", "0"));
     CHECK(info_is(info, "cb_config_list", "*:1"));
@@ -664,7 +664,8 @@ static void test_json(void)
     CHECK(strstr(buf, "\"romio_no_indep_rw\":false") != NULL);
     CHECK(strstr(buf, "\"ferry_local_aggregators\":1,") != NULL);
     CHECK(strstr(buf, "\"ferry_ds_threshold\":65536,") != NULL);
-    CHECK(strstr(buf, "\"ferry_forward_collectors\":1}") != NULL);
+    CHECK(strstr(buf, "\"ferry_forward_collectors\":1,") != NULL);
+    CHECK(strstr(buf, "\"ferry_forward_assign\":\"route-aware\"}") != NULL);
     h.local_aggregators = FERRY_LOCAL_AGG_ALL;
     n = ferry_hints_to_json(&h, buf, sizeof buf);
     CHECK(strstr(buf, "\"ferry_local_aggregators\":2147483647") != NULL);
