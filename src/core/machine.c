@@ -11,6 +11,7 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static ferry_topo_machine *machine;
 static int my_node = -1;
+static int mapped;
 
 static int world_rank(void)
 {
@@ -87,6 +88,7 @@ static void load(void)
         return;
     }
     if (at) {
+        mapped = 1;
         my_node = mapped_node(env, at);
     } else {
         int ppn = ferry_nodes_virtual_ppn();
@@ -104,6 +106,12 @@ int ferry_machine_my_node(void)
 {
     pthread_once(&once, load);
     return my_node;
+}
+
+int ferry_machine_mapped(void)
+{
+    pthread_once(&once, load);
+    return mapped && machine;
 }
 
 int ferry_machine_comm_nodes(MPI_Comm comm, int *out)

@@ -22,6 +22,8 @@
 const ferry_topo_machine *ferry_machine(void);
 /* This process's model node, or -1 (no model, or its host is not mapped). */
 int ferry_machine_my_node(void);
+/* 1 when nodes come from a host map (SPEC@MAP): real coordinates. */
+int ferry_machine_mapped(void);
 /* Collective over comm: out[r] = the model node of rank r of comm. Returns 0,
  * or -1 on every rank when there is no model or some rank has no node (out
  * may then be NULL on a rank that only takes part). */

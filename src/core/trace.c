@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "core/trace.h"
+#include "core/machine.h"
 #include "core/nodes.h"
 
 #include <fcntl.h>
@@ -75,6 +76,10 @@ void ferry_trace_flush(int64_t write_bytes, int64_t write_calls)
         size_t at = (size_t)snprintf(txt, cap_txt, "{\"ranks\":%d", size);
         if (ppn > 0)
             at += (size_t)snprintf(txt + at, cap_txt - at, ",\"ranks_per_node\":%d", ppn);
+        /* real coordinates (FERRY_TOPOLOGY=SPEC@MAP): where this rank ran */
+        if (ferry_machine_mapped() && ferry_machine_my_node() >= 0)
+            at += (size_t)snprintf(txt + at, cap_txt - at, ",\"rank\":%d,\"node\":%d", me,
+                                   ferry_machine_my_node());
         at += (size_t)snprintf(txt + at, cap_txt - at, ",\"messages\":[");
         for (size_t i = 0; i < n; i++)
             at += (size_t)snprintf(txt + at, cap_txt - at, "%s{\"src\":%d,\"dst\":%d,\"bytes\":%lld}",

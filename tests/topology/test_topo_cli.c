@@ -144,6 +144,7 @@ static void replay(void) {
   const char *tmp = getenv("FERRY_TEST_TMP");
   if (!tmp || !*tmp) tmp = "/tmp";
   char one[512], lines[512], args[1400];
+  int st0;
   snprintf(one, sizeof one, "%s/topo_trace_%d.json", tmp, (int)getpid());
   snprintf(lines, sizeof lines, "%s/topo_trace_%d.jsonl", tmp, (int)getpid());
   /* bgq:32 (2x2x2x2x2), 16 ranks per node: ranks 0-15 on node 0, 16-31 on
@@ -178,6 +179,32 @@ static void replay(void) {
     }
     json_free(&d);
   }
+  /* real coordinates recorded by the run (FERRY_TOPOLOGY=SPEC@MAP): rank 0
+   * on node 0, rank 1 on the bridge (node 10, two hops away), whose own
+   * write crosses no link; --ppn asks for blocks instead */
+  write_file(lines,
+             "{\"ranks\":2,\"rank\":0,\"node\":0,\"messages\":[{\"src\":0,\"dst\":1,\"bytes\":100}]}\n"
+             "{\"ranks\":2,\"rank\":1,\"node\":10,\"messages\":[],\"writes\":[{\"rank\":1,\"bytes\":1000}]}\n");
+  jv d;
+  snprintf(args, sizeof args, "replay %s --machine bgq:32 --json", lines);
+  CHECK_INT(parse(args, &d), 0);
+  const jv *res = json_get(&d, "results");
+  CHECK(res && res->n == 1);
+  if (res && res->n == 1) {
+    CHECK_NEAR(num(&res->items[0], "hop_bytes"), 200, 0);
+    CHECK_NEAR(num(&res->items[0], "max_gateway_bytes"), 1000, 0);
+  }
+  json_free(&d);
+  snprintf(args, sizeof args, "replay %s --machine bgq:32 --ppn 1 --json", lines);
+  CHECK_INT(parse(args, &d), 0);
+  res = json_get(&d, "results");
+  if (res && res->n == 1) CHECK(num(&res->items[0], "hop_bytes") != 200);
+  json_free(&d);
+  write_file(lines, "{\"ranks\":2,\"rank\":0,\"messages\":[]}\n");
+  snprintf(args, sizeof args, "replay %s --machine bgq:32", lines);
+  free(run(args, &st0));
+  CHECK_INT(st0, 1); /* a rank without its node */
+
   /* too many ranks for the machine, a broken trace */
   int st;
   snprintf(args, sizeof args, "replay %s --machine flat:8 --ppn 1", one);

@@ -12,14 +12,19 @@
 # 2. At scale, through the model: the same pattern run once forwarded on a
 #    virtual BG/Q placement with FERRY_TRACE; ferry-topo replay costs the real
 #    sends and writes on the model with the default and the route-aware
-#    assignment.
+#    assignment (TRACE_RANKS ranks; one host cannot run a trace of thousands).
+# 3. The modelled traffic of forwarding at the seed's scale (deterministic):
+#    ferry-topo compare --coalesce on BG/Q 512 and 4096 nodes, 16 ranks per
+#    node, 1 MiB per rank: one coalesced message per node to its gateway,
+#    default against route-aware and refined assignment.
 #
 #   tools/topo/bench_forward.sh [ROUNDS] [RANKS] [XFER] [BLOCK] [DIR]
-#   env: BUILD (default build/openmpi), PPN (2), REPS (3), MACHINE (bgq:2x2x2x2x2)
+#   env: BUILD (default build/openmpi), PPN (2), REPS (3), MACHINE (bgq:2x2x2x2x2),
+#        TRACE_RANKS (RANKS)
 set -eu
 cd "$(dirname "$0")/../.."
 rounds=${1:-5} ranks=${2:-4} xfer=${3:-256k} block=${4:-8m} dir=${5:-/dev/shm}
-reps=${REPS:-3} ppn=${PPN:-2} build=${BUILD:-build/openmpi} machine=${MACHINE:-bgq:2x2x2x2x2}
+reps=${REPS:-3} ppn=${PPN:-2} trace_ranks=${TRACE_RANKS:-$ranks} build=${BUILD:-build/openmpi} machine=${MACHINE:-bgq:2x2x2x2x2}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 bench=$build/bin/ferry-bench lib=$PWD/$build/lib/libferry.so topo=$build/bin/ferry-topo
 [ -x "$bench" ] || { echo "bench_forward: build first (make build)" >&2; exit 1; }
@@ -34,8 +39,8 @@ hints_of() {
   esac
 }
 run() { # config extra-env... -> ferry-bench text on stdout
-  local c=$1; shift
-  mpiexec.openmpi --oversubscribe -n "$ranks" --mca pml ob1 --mca btl self,vader \
+  local c=$1 n=${NP:-$ranks}; shift
+  mpiexec.openmpi --oversubscribe -n "$n" --mca pml ob1 --mca btl self,vader \
     -x LD_PRELOAD="$lib" -x FERRY_HINTS="$(hints_of "$c")" -x FERRY_RANKS_PER_NODE="$ppn" "$@" \
     "$bench" ior -t "$xfer" -b "$block" -s 2 -e -i "$reps" -o "$dir/ferry-fwd.$c"
 }
@@ -60,9 +65,15 @@ for ph in ("write", "read"):
           f"  n={len(v[('direct', ph)])}")
 PY
 echo
-echo "replay of one forwarded run (FERRY_TOPOLOGY=$machine, $ppn ranks per node) on $machine:"
+echo "replay of one forwarded run ($trace_ranks ranks, FERRY_TOPOLOGY=$machine, $ppn ranks per node) on $machine:"
 rm -f "$out/trace.json"
-FERRY_TRACE=$out/trace.json run forward1 -x FERRY_TRACE -x FERRY_TOPOLOGY="$machine" >/dev/null
+NP=$trace_ranks FERRY_TRACE=$out/trace.json run forward1 -x FERRY_TRACE -x FERRY_TOPOLOGY="$machine" >/dev/null
 for a in default route-aware; do
   "$topo" replay "$out/trace.json" --machine "$machine" --ppn "$ppn" --assign "$a" | tail -1
+done
+
+echo
+echo "modelled forwarding at scale (ferry-topo compare --coalesce, 16 ranks/node, 1 MiB per rank):"
+for m in bgq:512 bgq:4096; do
+  "$topo" compare --machine "$m" --ppn 16 --bytes-per-rank 1MiB --coalesce | grep -E "^(#|assignment|default|route-aware|refined) "
 done

@@ -14,9 +14,24 @@ typedef struct {
   size_t flow;
 } slot_t;
 
+/* A rank's node: where the trace says it ran (a run with real coordinates,
+ * FERRY_TOPOLOGY=SPEC@MAP) when `placed`, else blocks of ppn ranks. */
+static int rank_node(const ferry_topo_machine *m, const trace_t *tr, long rank, int ppn, int placed) {
+  return placed ? (int)tr->node_of[rank] : ferry_topo_rank_node(m, rank, ppn);
+}
+
+/* 1 if the trace places every rank on a compute node of m. */
+static int trace_placed(const ferry_topo_machine *m, const trace_t *tr) {
+  if (!tr->node_of || tr->capnodes <= tr->maxrank) return 0;
+  for (long r = 0; r <= tr->maxrank; r++)
+    if (tr->node_of[r] < 0 || tr->node_of[r] >= ferry_topo_nodes(m) || ferry_topo_is_service(m, (int)tr->node_of[r]))
+      return 0;
+  return 1;
+}
+
 /* Messages between the same two nodes share a route: merge them. */
-static int merge_messages(const ferry_topo_machine *m, const trace_t *tr, int ppn, ferry_topo_flow **out,
-                          size_t *nout) {
+static int merge_messages(const ferry_topo_machine *m, const trace_t *tr, int ppn, int placed,
+                          ferry_topo_flow **out, size_t *nout) {
   size_t cap = 16;
   while (cap < 2 * tr->nmsgs + 16) cap *= 2;
   slot_t *tab = malloc(cap * sizeof *tab);
@@ -30,7 +45,7 @@ static int merge_messages(const ferry_topo_machine *m, const trace_t *tr, int pp
   long long N = ferry_topo_nodes(m);
   size_t nf = 0;
   for (size_t i = 0; i < tr->nmsgs; i++) {
-    int a = ferry_topo_rank_node(m, tr->msgs[i].src, ppn), b = ferry_topo_rank_node(m, tr->msgs[i].dst, ppn);
+    int a = rank_node(m, tr, tr->msgs[i].src, ppn, placed), b = rank_node(m, tr, tr->msgs[i].dst, ppn, placed);
     long long key = a * N + b;
     size_t h = (size_t)(key * 0x9E3779B97F4A7C15ULL) & (cap - 1);
     while (tab[h].key != -1 && tab[h].key != key) h = (h + 1) & (cap - 1);
@@ -79,13 +94,18 @@ int cmd_replay(int argc, char **argv) {
   double *wbytes = NULL, *wmsgs = NULL;
   ferry_topo_metrics mt;
   memset(&mt, 0, sizeof mt);
-  if ((long long)ferry_topo_compute_nodes(m) * ppn < tr.ranks) {
+  /* recorded nodes win unless --ppn asks for the block mapping */
+  int placed = !o.ppn_given && trace_placed(m, &tr);
+  if (tr.node_of && !o.ppn_given && !placed)
+    fprintf(stderr, "ferry-topo replay: the trace's recorded nodes do not fit %s; ranks map in blocks\n",
+            ferry_topo_spec(m));
+  if (!placed && (long long)ferry_topo_compute_nodes(m) * ppn < tr.ranks) {
     fprintf(stderr, "ferry-topo replay: %ld ranks at %d per node need %ld nodes; %s has %d\n", tr.ranks, ppn,
             (tr.ranks + ppn - 1) / ppn, ferry_topo_spec(m), ferry_topo_compute_nodes(m));
     goto out;
   }
   size_t nf;
-  if (merge_messages(m, &tr, ppn, &fl, &nf)) goto nomem;
+  if (merge_messages(m, &tr, ppn, placed, &fl, &nf)) goto nomem;
   /* writes: bytes per node, each node through its assigned gateway */
   int N = ferry_topo_nodes(m);
   wnode = malloc((size_t)N * sizeof *wnode);
@@ -97,7 +117,7 @@ int cmd_replay(int argc, char **argv) {
   nodes = malloc((size_t)N * sizeof *nodes);
   if (!nodes) goto nomem;
   for (size_t i = 0; i < tr.nwrites; i++) {
-    int v = ferry_topo_rank_node(m, tr.writes[i].rank, ppn);
+    int v = rank_node(m, &tr, tr.writes[i].rank, ppn, placed);
     if (wnode[v] < 0) {
       wnode[v] = nw;
       nodes[nw++] = v;

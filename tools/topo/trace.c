@@ -12,6 +12,7 @@
 void trace_free(trace_t *t) {
   free(t->msgs);
   free(t->writes);
+  free(t->node_of);
   memset(t, 0, sizeof *t);
 }
 
@@ -97,10 +98,32 @@ static int read_array(jlex *lx, trace_t *tr, int writes, char *err, size_t errle
 }
 
 /* the object's '{' has been read */
+/* An object's "rank" and "node": where that rank ran on the traced machine. */
+static int note_node(jlex *lx, trace_t *tr, double rank, double node, char *err, size_t errlen) {
+  if (isnan(rank) && isnan(node)) return 0;
+  if (isnan(rank) || isnan(node)) return fail(lx, err, errlen, "\"rank\" and \"node\" go together");
+  long r = (long)rank;
+  if (r >= tr->capnodes) {
+    long nc = tr->capnodes ? tr->capnodes : 64;
+    while (nc <= r) nc *= 2;
+    long *n = realloc(tr->node_of, (size_t)nc * sizeof *n);
+    if (!n) return fail(lx, err, errlen, "out of memory");
+    for (long i = tr->capnodes; i < nc; i++) n[i] = -1;
+    tr->node_of = n;
+    tr->capnodes = nc;
+  }
+  if (tr->node_of[r] >= 0 && tr->node_of[r] != (long)node)
+    return fail(lx, err, errlen, "objects disagree on a rank's node");
+  tr->node_of[r] = (long)node;
+  if (r > tr->maxrank) tr->maxrank = r;
+  return 0;
+}
+
 static int read_object(jlex *lx, trace_t *tr, char *err, size_t errlen) {
   jtok t;
   jlex_next(lx, &t);
   tr->nobjects++;
+  double orank = NAN, onode = NAN;
   if (t.type == JT_RBRACE) return 0;
   for (;;) {
     if (t.type != JT_STR) return fail(lx, err, errlen, "expected a key");
@@ -119,12 +142,15 @@ static int read_object(jlex *lx, trace_t *tr, char *err, size_t errlen) {
         if (tr->ranks_per_node && tr->ranks_per_node != (int)v)
           return fail(lx, err, errlen, "objects disagree on ranks_per_node");
         tr->ranks_per_node = (int)v;
+      } else if (jtok_is(&key, "rank") || jtok_is(&key, "node")) {
+        if (!want_int(&t, 0, &v) || v > 1e9) return fail(lx, err, errlen, "rank and node must be integers >= 0");
+        *(jtok_is(&key, "rank") ? &orank : &onode) = v;
       } else if (jlex_skip_value(lx, &t)) {
         return fail(lx, err, errlen, "bad value");
       }
     }
     jlex_next(lx, &t);
-    if (t.type == JT_RBRACE) return 0;
+    if (t.type == JT_RBRACE) return note_node(lx, tr, orank, onode, err, errlen);
     if (t.type != JT_COMMA) return fail(lx, err, errlen, "expected ',' or '}'");
     jlex_next(lx, &t);
   }

@@ -20,6 +20,8 @@ typedef struct {
   long declared;       /* largest "ranks" given, 0 if none */
   long maxrank;        /* largest rank a record uses, -1 if none */
   int ranks_per_node;  /* 0 when no object gave one */
+  long *node_of;       /* rank -> model node from objects' "rank"/"node", -1 unknown */
+  long capnodes;       /* entries of node_of */
   trace_msg *msgs;
   size_t nmsgs, capmsgs;
   trace_write *writes;
