@@ -24,10 +24,10 @@ args=(ior -c -t "$xfer" -b "$block" -s 2 --overlap-ms "$ms")
 for r in $(seq 1 "$rounds"); do
   for c in $configs; do
     case $c in
-      ferry) run=(mpiexec.openmpi --oversubscribe -n "$ranks" -x LD_PRELOAD="$lib") ;;
+      ferry) run=(mpiexec.openmpi --oversubscribe -n "$ranks" -x LD_PRELOAD="$lib" -x FERRY_ASYNC=1) ;;
       ferry-noworker) run=(mpiexec.openmpi --oversubscribe -n "$ranks" -x LD_PRELOAD="$lib" -x FERRY_ASYNC=0) ;;
       ompio) run=(mpiexec.openmpi --oversubscribe -n "$ranks" --mca io ompio) ;;
-      mpich-ferry) run=(mpiexec.mpich -n "$ranks" -genv LD_PRELOAD "$lib") ;;
+      mpich-ferry) run=(mpiexec.mpich -n "$ranks" -genv LD_PRELOAD "$lib" -genv FERRY_ASYNC 1) ;;
       mpich-ferry-noworker) run=(mpiexec.mpich -n "$ranks" -genv LD_PRELOAD "$lib" -genv FERRY_ASYNC 0) ;;
       mpich-romio) run=(mpiexec.mpich -n "$ranks") ;;
     esac

@@ -30,7 +30,10 @@ int ferry_async_available(const ferry_file *f)
     static int env = -1;
     if (env < 0) {
         const char *e = getenv("FERRY_ASYNC");
-        env = !(e && strcmp(e, "0") == 0);
+        /* opt-in: on Open MPI 4.1 a thread blocked in MPI_Wait starves the
+         * worker's collectives (docs/collective.md), so a program that
+         * waits soon after starting would lose more than it overlaps */
+        env = e && strcmp(e, "1") == 0;
     }
     if (!env || f->size < 1)
         return 0;
