@@ -18,7 +18,7 @@ static void human(char *out, size_t cap, int64_t b)
         snprintf(out, cap, "%lld B", (long long)b);
 }
 
-ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes,
+ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes, int is_write,
                                       char *reason, size_t cap)
 {
     int nn = nodes ? nodes->nnodes : 1;
@@ -41,6 +41,14 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
     }
     if (avg >= big) {
         snprintf(reason, cap, "independent: pieces average %s, already large writes", a);
+        return FERRY_COLL_INDEPENDENT;
+    }
+    /* Reads of a local file system take no file-wide lock and run in
+     * parallel from the page cache, so aggregating them only adds a copy:
+     * independent (sieving where pieces are dense) measured 1.2-3.4x local
+     * aggregation on Tile-IO and BT-IO reads here (bench/results). */
+    if (!is_write && !parallel_fs) {
+        snprintf(reason, cap, "independent: %s pieces read from a local file system", a);
         return FERRY_COLL_INDEPENDENT;
     }
     if (!interleaved && density < 0.5) {

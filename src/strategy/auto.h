@@ -6,7 +6,7 @@
 #include "strategy/pattern.h"
 
 /* Pure: the same answer on every rank (all inputs are global). */
-ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes,
+ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes, int is_write,
                                       char *reason, size_t cap);
 
 #endif

@@ -119,7 +119,7 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
         ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
         chosen = want;
         if (want == FERRY_COLL_AUTO)
-            chosen = ferry_auto_choose(f, &pat, nodes, reason, sizeof reason);
+            chosen = ferry_auto_choose(f, &pat, nodes, x->is_write, reason, sizeof reason);
         else
             snprintf(reason, sizeof reason, "requested by hint");
         if (code == MPI_SUCCESS) {
