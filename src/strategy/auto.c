@@ -44,9 +44,10 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
         return FERRY_COLL_INDEPENDENT;
     }
     /* Reads of a local file system take no file-wide lock and run in
-     * parallel from the page cache, so aggregating them only adds a copy:
-     * independent (sieving where pieces are dense) measured 1.2-3.4x local
-     * aggregation on Tile-IO and BT-IO reads here (bench/results). */
+     * parallel from the page cache, so aggregating them mostly only adds a
+     * copy: independent (sieving where pieces are dense) measured 1.2-6.5x
+     * local aggregation on Tile-IO reads and on MPICH's BT-IO reads, and
+     * 0.87-0.96x on Open MPI's BT-IO reads (bench/compare.py --full). */
     if (!is_write && !parallel_fs) {
         snprintf(reason, cap, "independent: %s pieces read from a local file system", a);
         return FERRY_COLL_INDEPENDENT;
@@ -64,8 +65,8 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
         return FERRY_COLL_LOCAL;
     }
     /* Two ranks of a node merge too little to pay for the copy into the
-     * node window: independent writes measured 1.2-1.6x local aggregation
-     * on Tile-IO and BT-IO at 2 ranks (bench/results, MPICH). */
+     * node window: independent writes measured 1.5-1.8x local aggregation
+     * on Tile-IO and BT-IO at 2 ranks (bench/compare.py --full, MPICH). */
     if (ppn == 2) {
         snprintf(reason, cap, "independent: %s pieces, only 2 ranks per node to merge", a);
         return FERRY_COLL_INDEPENDENT;
