@@ -7,7 +7,8 @@ debs=(build-essential cmake ninja-build pkg-config
       libopenmpi-dev openmpi-bin libmpich-dev mpich
       libhdf5-openmpi-dev libhdf5-mpich-dev
       valgrind cppcheck clang libclang-rt-14-dev
-      python3 python3-matplotlib python3-numpy)
+      python3 python3-matplotlib python3-numpy
+      libsimgrid-dev libjansson-dev)
 
 missing=()
 for p in "${debs[@]}"; do

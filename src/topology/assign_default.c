@@ -11,6 +11,7 @@ const char *ferry_topo_assign_name(ferry_topo_assign_algo algo) {
   case FERRY_TOPO_ASSIGN_DEFAULT: return "default";
   case FERRY_TOPO_ASSIGN_ROUTE_AWARE: return "route-aware";
   case FERRY_TOPO_ASSIGN_REFINED: return "refined";
+  case FERRY_TOPO_ASSIGN_ROUTE_AWARE_FLAT: return "route-aware-flat";
   }
   return "?";
 }
@@ -20,6 +21,7 @@ int ferry_topo_assign_parse(const char *name, ferry_topo_assign_algo *algo) {
   if (strcmp(name, "default") == 0) *algo = FERRY_TOPO_ASSIGN_DEFAULT;
   else if (strcmp(name, "route-aware") == 0 || strcmp(name, "route_aware") == 0) *algo = FERRY_TOPO_ASSIGN_ROUTE_AWARE;
   else if (strcmp(name, "refined") == 0) *algo = FERRY_TOPO_ASSIGN_REFINED;
+  else if (strcmp(name, "route-aware-flat") == 0) *algo = FERRY_TOPO_ASSIGN_ROUTE_AWARE_FLAT;
   else return -EINVAL;
   return 0;
 }
@@ -96,6 +98,9 @@ int ferry_topo_assign(const ferry_topo_machine *m, ferry_topo_assign_algo algo,
     memcpy(gw_out, def, (size_t)n * sizeof *def);
     break;
   case FERRY_TOPO_ASSIGN_ROUTE_AWARE:
+    rc = ferry_topo__assign_seed(m, n, nodes, def, p->mem_cap, gw_out, &moved);
+    break;
+  case FERRY_TOPO_ASSIGN_ROUTE_AWARE_FLAT:
   case FERRY_TOPO_ASSIGN_REFINED:
     rc = assign_moving(m, algo, p, n, nodes, def, gw_out, st, &moved);
     break;

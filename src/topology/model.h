@@ -127,6 +127,10 @@ int ferry_topo__participants(const ferry_topo_machine *m, int n, const int *node
 int ferry_topo__assign_route_aware(const ferry_topo_machine *m, int n, const int *nodes,
                                    const int *def, int mem_cap, const ferry_topo_cands *c,
                                    int *gw_out, int *moved);
+/* The seed's walk as published: groups, per-bridge capped route trees that
+ * avoid other bridges, level-synchronous round robin with retries. */
+int ferry_topo__assign_seed(const ferry_topo_machine *m, int n, const int *nodes, const int *def, int mem_cap,
+                            int *gw_out, int *moved);
 int ferry_topo__refine(const ferry_topo_machine *m, int n, const int *nodes, const int *def,
                        const double *w, int mem_cap, int slack, long max_moves,
                        const ferry_topo_cands *c, int *gw, ferry_topo_assign_stats *st);

@@ -100,8 +100,10 @@ int ferry_topo_default_gateway(const ferry_topo_machine *m, int node);
 
 typedef enum {
   FERRY_TOPO_ASSIGN_DEFAULT = 0, /* static balanced (BG/Q: own bridge) */
-  FERRY_TOPO_ASSIGN_ROUTE_AWARE, /* the seed's route- and load-aware greedy */
-  FERRY_TOPO_ASSIGN_REFINED      /* route-aware + max-link-load local search */
+  FERRY_TOPO_ASSIGN_ROUTE_AWARE, /* the seed's route- and load-aware walk */
+  FERRY_TOPO_ASSIGN_REFINED,     /* route-aware-flat + max-link-load local search */
+  FERRY_TOPO_ASSIGN_ROUTE_AWARE_FLAT /* ferry's earlier walk: one average,
+                                        no deeper retry, any route */
 } ferry_topo_assign_algo;
 
 typedef struct {

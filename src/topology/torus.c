@@ -265,6 +265,88 @@ static int compute_tile(int nd, const int *size, long nnodes, int gwnodes, int *
   return 0;
 }
 
+/* The pset default: an I/O node's pset is its bridges' tiles; its other
+ * nodes, in node order, are dealt in equal contiguous runs to its bridges
+ * in index order. Balanced like BG/Q's, but a run crosses tile borders, so
+ * nodes do not always get the nearest bridge and some routes cross the
+ * other bridge (the seed, section 1). */
+static int pset_split(ferry_topo_machine *m) {
+  int G = m->ngw, ngroups = m->gw_group[G - 1] + 1;
+  int *cnt = calloc((size_t)ngroups, sizeof *cnt), *seen = calloc((size_t)ngroups, sizeof *seen);
+  int *first = malloc((size_t)ngroups * sizeof *first), *nbr = calloc((size_t)ngroups, sizeof *nbr);
+  unsigned char *isgw = calloc((size_t)m->nnodes, 1);
+  if (!cnt || !seen || !first || !nbr || !isgw) {
+    free(cnt), free(seen), free(first), free(nbr), free(isgw);
+    return -ENOMEM;
+  }
+  for (int g = 0; g < G; g++) isgw[m->gw_node[g]] = 1;
+  for (int g = G - 1; g >= 0; g--) first[m->gw_group[g]] = g, nbr[m->gw_group[g]]++;
+  for (int v = 0; v < m->nnodes; v++)
+    if (m->default_gw[v] >= 0 && !isgw[v]) cnt[m->gw_group[m->default_gw[v]]]++;
+  for (int v = 0; v < m->nnodes; v++) {
+    if (m->default_gw[v] < 0 || isgw[v]) continue;
+    int q = m->gw_group[m->default_gw[v]];
+    m->default_gw[v] = first[q] + (int)((long long)seen[q]++ * nbr[q] / cnt[q]);
+  }
+  free(cnt), free(seen), free(first), free(nbr), free(isgw);
+  return 0;
+}
+
+/* default=map:FILE: a per-node bridge map dumped from a machine, one line
+ * per node in node order (ABCDE, E fastest): the bridge's node id, or its
+ * coordinates separated by spaces or dots. '#' starts a comment. */
+static int load_bridge_map(ferry_topo_machine *m, const char *path, char *err, size_t errlen) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    ferry_topo__seterr(err, errlen, "default=map:%s: cannot open", path);
+    return -ENOENT;
+  }
+  char line[512];
+  int v = 0, lineno = 0, rc = 0, nd = m->ndims;
+  while (rc == 0 && fgets(line, sizeof line, f)) {
+    lineno++;
+    char *h = strchr(line, '#');
+    if (h) *h = '\0';
+    long x[TMAXD];
+    int n = 0;
+    char *p = line, *e;
+    for (;;) {
+      while (*p == ' ' || *p == '\t' || *p == '.' || *p == ',' || *p == '\n' || *p == '\r') p++;
+      if (!*p) break;
+      if (n == nd) { n = -1; break; }
+      x[n] = strtol(p, &e, 10);
+      if (e == p) { n = -1; break; }
+      n++, p = e;
+    }
+    if (n == 0) continue;
+    int b = -1;
+    if (n == 1 && x[0] >= 0 && x[0] < m->nnodes) b = (int)x[0];
+    else if (n == nd) {
+      int c[TMAXD];
+      for (int i = 0; i < nd; i++) c[i] = (int)x[i];
+      b = torus_node_at(m, c);
+    }
+    int g = -1;
+    for (int k = 0; b >= 0 && k < m->ngw; k++)
+      if (m->gw_node[k] == b) g = k;
+    if (v >= m->nnodes) {
+      ferry_topo__seterr(err, errlen, "default=map:%s: more lines than the %d nodes", path, m->nnodes);
+      rc = -EINVAL;
+    } else if (g < 0) {
+      ferry_topo__seterr(err, errlen, "default=map:%s:%d: not one of the machine's bridges", path, lineno);
+      rc = -EINVAL;
+    } else {
+      m->default_gw[v++] = g;
+    }
+  }
+  fclose(f);
+  if (rc == 0 && v != m->nnodes) {
+    ferry_topo__seterr(err, errlen, "default=map:%s: %d lines for %d nodes", path, v, m->nnodes);
+    rc = -EINVAL;
+  }
+  return rc;
+}
+
 int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, char *err, size_t errlen) {
   ferry_topo_optlist ol;
   int rc = ferry_topo__parse_opts(args, &ol, err, errlen);
@@ -478,8 +560,15 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
   for (int l = 0; l < m->nnet; l++) m->link_bw[l] = bw;
 
   /* default assignment */
+  /* BG/Q's default is of the seed's kind (pset): balanced by contiguous
+   * blocks of the ABCDE node order, so not always the nearest bridge, and
+   * some routes cross another bridge (docs/topology.md). Plain tori keep the
+   * nearest-tile default. */
   const char *def = ferry_topo__opt(&ol, "default");
-  if (!def || strcmp(def, "tile") == 0) {
+  if (!def) def = bgq ? "pset" : "tile";
+  if (strncmp(def, "map:", 4) == 0) {
+    if ((rc = load_bridge_map(m, def + 4, err, errlen))) return rc;
+  } else if (strcmp(def, "tile") == 0 || strcmp(def, "pset") == 0) {
     int tstride[TMAXD];
     tstride[nd - 1] = 1;
     for (int i = nd - 2; i >= 0; i--) tstride[i] = tstride[i + 1] * (t->size[i + 1] / t->tile[i + 1]);
@@ -488,6 +577,7 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
       for (int i = 0; i < nd; i++) ti += (t->coord[(size_t)v * nd + i] / t->tile[i]) * tstride[i];
       m->default_gw[v] = ti;
     }
+    if (strcmp(def, "pset") == 0 && (rc = pset_split(m))) return rc;
   } else if (strcmp(def, "nearest") == 0) {
     uint16_t *d = malloc((size_t)ntiles * sizeof *d);
     if (!d) return -ENOMEM;
@@ -500,7 +590,7 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
     }
     free(d);
   } else {
-    ferry_topo__seterr(err, errlen, "default=%s: want tile or nearest", def);
+    ferry_topo__seterr(err, errlen, "default=%s: want pset, tile, nearest or map:FILE", def);
     return -EINVAL;
   }
   if ((rc = ferry_topo__opts_all_used(&ol, err, errlen))) return rc;
@@ -520,6 +610,6 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
   snprintf(m->desc, sizeof m->desc,
            "%s %s %s%s, order %s, %d nodes, %d %s%s (%d nodes each, tile %s, offset %s, default %s) [%s]",
            bgq ? "bgq" : "torus", sh, nm ? "mesh " : "torus", ms, od, m->nnodes, ntiles,
-           bgq ? "bridge" : "gateway", ntiles == 1 ? "" : "s", gwnodes, tl, of, def ? def : "tile", provenance);
+           bgq ? "bridge" : "gateway", ntiles == 1 ? "" : "s", gwnodes, tl, of, def, provenance);
   return 0;
 }

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "json.h"
+#include <jansson.h>
 #include "topology/tcheck.h"
 
 #ifndef FERRY_TOPO_EXE
@@ -37,53 +37,63 @@ static char *run(const char *args, int *status) {
   return buf;
 }
 
+typedef json_t *jv; /* a parsed document (NULL when parsing failed) */
+
 static int parse(const char *args, jv *doc) {
   int st;
   char *out = run(args, &st);
-  char err[256];
-  int rc = (st == 0 && out && json_parse(out, strlen(out), doc, err, sizeof err) == 0) ? 0 : -1;
+  json_error_t je;
+  *doc = (st == 0 && out) ? json_loads(out, 0, &je) : NULL;
+  int rc = *doc ? 0 : -1;
   if (rc) fprintf(stderr, "  ferry-topo %s: status %d, output:\n%s\n", args, st, out ? out : "(none)");
   free(out);
   return rc;
 }
 
+static const json_t *json_get(const jv *o, const char *k) { return json_object_get(*o, k); }
+
 static double num(const jv *o, const char *k) {
-  const jv *v = json_get(o, k);
-  if (!v || v->type != JV_NUM) {
+  const json_t *v = json_get(o, k);
+  if (!json_is_number(v)) {
     fprintf(stderr, "  missing number '%s'\n", k);
     tc_failures++;
     return -1;
   }
-  return v->num;
+  return json_number_value(v);
 }
 
 static const char *str(const jv *o, const char *k) {
-  const jv *v = json_get(o, k);
-  return (v && v->type == JV_STR) ? v->str : "";
+  const json_t *v = json_get(o, k);
+  return json_is_string(v) ? json_string_value(v) : "";
 }
+
+static size_t nitems(const json_t *a) { return json_is_array(a) ? json_array_size(a) : 0; }
+/* the i-th item of an array, as a document for num() and str() */
+static jv item(const json_t *a, size_t i) { return json_array_get(a, i); }
+static void json_free(jv *d) { json_decref(*d); }
 
 static void compare(void) {
   jv d;
   CHECK_INT(parse("compare --machine bgq:512 --ppn 16 --bytes-per-rank 1MiB --json", &d), 0);
   CHECK(strcmp(str(&d, "machine"), "bgq:512") == 0);
   CHECK_NEAR(num(&d, "nodes"), 512, 0);
-  const jv *res = json_get(&d, "results");
-  CHECK(res && res->type == JV_ARR && res->n == 6);
+  const json_t *res = json_get(&d, "results");
+  CHECK(nitems(res) == 6);
   static const char *names[] = {"default", "route-aware", "refined", "collective-default", "collective-bridge-ring",
                                 "collective-topology"};
   static const char *keys[] = {"avg_hops", "max_hops", "max_link_load", "hop_bytes", "max_gateway_msgs",
                                "max_gateway_bytes", "modelled_time_s"};
-  for (size_t i = 0; res && i < res->n && i < 6; i++) {
-    const jv *r = &res->items[i];
+  for (size_t i = 0; res && i < nitems(res) && i < 6; i++) {
+    jv r0 = item(res, i), *r = &r0;
     CHECK(strcmp(str(r, "assignment"), names[i]) == 0);
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) CHECK(num(r, keys[k]) >= 0);
     CHECK(num(r, "fair_share_time_s") >= num(r, "modelled_time_s") * (1 - 1e-9));
   }
-  if (res && res->n == 6) {
+  if (res && nitems(res) == 6) {
     /* default: 64 nodes of 16 ranks x 1 MiB per bridge; tile 2x2x2x4x2 with
      * the bridge at (0,1,0,1,0): mean distance .5+.5+.5+1+.5 = 3, max 6;
      * the exit link is the bottleneck: 1 GiB / 2 GB/s + 6 x 40 ns */
-    const jv *r = &res->items[0];
+    jv r0 = item(res, 0), *r = &r0;
     CHECK_NEAR(num(r, "avg_hops"), 3.0, 1e-9);
     CHECK_NEAR(num(r, "max_hops"), 6, 0);
     CHECK_NEAR(num(r, "max_gateway_msgs"), 1024, 0);
@@ -93,24 +103,24 @@ static void compare(void) {
     CHECK_NEAR(num(r, "modelled_time_s"), 1073741824.0 / 2e9 + 6 * 40e-9, 1e-12);
     /* every row writes the same bytes; the refinement is never worse than
      * route-aware on the bottleneck */
-    CHECK(num(&res->items[2], "max_link_load") <= num(&res->items[1], "max_link_load"));
+    CHECK(num(&(jv){item(res, 2)}, "max_link_load") <= num(&(jv){item(res, 1)}, "max_link_load"));
     /* collective rows: 64 aggregators write 128 MiB each in 16 MiB pieces */
-    CHECK_NEAR(num(&res->items[3], "max_gateway_msgs"), 8 * 8, 0);
+    CHECK_NEAR(num(&(jv){item(res, 3)}, "max_gateway_msgs"), 8 * 8, 0);
   }
   json_free(&d);
 
   CHECK_INT(parse("compare --machine bgq:512 --ppn 16 --bytes-per-rank 256KiB --coalesce --json", &d), 0);
   res = json_get(&d, "results");
-  if (res && res->n == 6) {
-    CHECK_NEAR(num(&res->items[0], "max_gateway_msgs"), 64, 0);
-    CHECK_NEAR(num(&res->items[0], "max_gateway_bytes"), 64 * 16 * 262144.0, 0);
+  if (res && nitems(res) == 6) {
+    CHECK_NEAR(num(&(jv){item(res, 0)}, "max_gateway_msgs"), 64, 0);
+    CHECK_NEAR(num(&(jv){item(res, 0)}, "max_gateway_bytes"), 64 * 16 * 262144.0, 0);
   }
-  CHECK(json_get(&d, "coalesce") && json_get(&d, "coalesce")->type == JV_BOOL && json_get(&d, "coalesce")->num == 1);
+  CHECK(json_is_true(json_get(&d, "coalesce")));
   json_free(&d);
 
   CHECK_INT(parse("compare --machine dragonfly:theta --ppn 4 --bytes-per-rank 1MiB --json --no-fair-share", &d), 0);
   res = json_get(&d, "results");
-  CHECK(res && res->n == 6);
+  CHECK(res && nitems(res) == 6);
   CHECK_NEAR(num(&d, "nodes"), 3426, 0);
   json_free(&d);
 }
@@ -118,13 +128,13 @@ static void compare(void) {
 static void machines(void) {
   jv d;
   CHECK_INT(parse("machines --json", &d), 0);
-  const jv *ms = json_get(&d, "machines");
+  const json_t *ms = json_get(&d, "machines");
   int found = 0;
-  for (size_t i = 0; ms && i < ms->n; i++)
-    if (strcmp(str(&ms->items[i], "spec"), "bgq:mira") == 0) {
+  for (size_t i = 0; ms && i < nitems(ms); i++)
+    if (strcmp(str(&(jv){item(ms, i)}, "spec"), "bgq:mira") == 0) {
       found = 1;
-      CHECK_NEAR(num(&ms->items[i], "nodes"), 49152, 0);
-      CHECK_NEAR(num(&ms->items[i], "gateways"), 768, 0);
+      CHECK_NEAR(num(&(jv){item(ms, i)}, "nodes"), 49152, 0);
+      CHECK_NEAR(num(&(jv){item(ms, i)}, "gateways"), 768, 0);
     }
   CHECK(found);
   json_free(&d);
@@ -166,10 +176,10 @@ static void replay(void) {
     CHECK_NEAR(num(&d, "writes"), 1, 0);
     CHECK_NEAR(num(&d, "node_pairs"), 1, 0);
     CHECK_NEAR(num(&d, "ranks_per_node"), 16, 0);
-    const jv *res = json_get(&d, "results");
-    CHECK(res && res->n == 1);
-    if (res && res->n == 1) {
-      const jv *r = &res->items[0];
+    const json_t *res = json_get(&d, "results");
+    CHECK(res && nitems(res) == 1);
+    if (res && nitems(res) == 1) {
+      jv r0 = item(res, 0), *r = &r0;
       CHECK_NEAR(num(r, "hop_bytes"), 150 * 1 + 1000 * 2, 0);
       CHECK_NEAR(num(r, "max_hops"), 2, 0);
       CHECK_NEAR(num(r, "max_gateway_bytes"), 1000, 0);
@@ -188,17 +198,17 @@ static void replay(void) {
   jv d;
   snprintf(args, sizeof args, "replay %s --machine bgq:32 --json", lines);
   CHECK_INT(parse(args, &d), 0);
-  const jv *res = json_get(&d, "results");
-  CHECK(res && res->n == 1);
-  if (res && res->n == 1) {
-    CHECK_NEAR(num(&res->items[0], "hop_bytes"), 200, 0);
-    CHECK_NEAR(num(&res->items[0], "max_gateway_bytes"), 1000, 0);
+  const json_t *res = json_get(&d, "results");
+  CHECK(res && nitems(res) == 1);
+  if (res && nitems(res) == 1) {
+    CHECK_NEAR(num(&(jv){item(res, 0)}, "hop_bytes"), 200, 0);
+    CHECK_NEAR(num(&(jv){item(res, 0)}, "max_gateway_bytes"), 1000, 0);
   }
   json_free(&d);
   snprintf(args, sizeof args, "replay %s --machine bgq:32 --ppn 1 --json", lines);
   CHECK_INT(parse(args, &d), 0);
   res = json_get(&d, "results");
-  if (res && res->n == 1) CHECK(num(&res->items[0], "hop_bytes") != 200);
+  if (res && nitems(res) == 1) CHECK(num(&(jv){item(res, 0)}, "hop_bytes") != 200);
   json_free(&d);
   write_file(lines, "{\"ranks\":2,\"rank\":0,\"messages\":[]}\n");
   snprintf(args, sizeof args, "replay %s --machine bgq:32", lines);
@@ -231,34 +241,29 @@ static void plot(void) {
   free(run(args, &st));
   CHECK_INT(st, 0);
   snprintf(data, sizeof data, "%s/plotdata.json", dir);
-  size_t len;
-  char *text = read_file(data, &len);
-  CHECK(text != NULL);
-  jv d;
-  char err[256];
-  if (text && json_parse(text, len, &d, err, sizeof err) == 0) {
-    const jv *pl = json_get(&d, "plane");
-    CHECK(pl && strcmp(str(pl, "x_dim"), "D") == 0 && strcmp(str(pl, "y_dim"), "C") == 0);
-    const jv *as = json_get(&d, "assignments");
-    CHECK(as && as->n == 3);
-    for (size_t i = 0; as && i < as->n; i++) {
-      const jv *a = &as->items[i];
-      const jv *links = json_get(a, "link_loads"), *gb = json_get(a, "gateway_bytes"),
-               *plk = json_get(a, "plane_links");
-      CHECK(links && gb && plk && gb->n == 8 && plk->n > 0);
+  json_error_t je;
+  jv d = json_load_file(data, 0, &je);
+  CHECK(d != NULL);
+  if (d) {
+    jv pl = (json_t *)json_get(&d, "plane");
+    CHECK(pl && strcmp(str(&pl, "x_dim"), "D") == 0 && strcmp(str(&pl, "y_dim"), "C") == 0);
+    const json_t *as = json_get(&d, "assignments");
+    CHECK(nitems(as) == 3);
+    for (size_t i = 0; i < nitems(as); i++) {
+      jv a = item(as, i);
+      const json_t *links = json_get(&a, "link_loads"), *gb = json_get(&a, "gateway_bytes"),
+                   *plk = json_get(&a, "plane_links");
+      CHECK(nitems(gb) == 8 && nitems(plk) > 0);
       /* network link bytes add up to hop-bytes: 512 nodes x 16 MiB x 3 hops
        * for every assignment here (moves are between equally far bridges) */
       double sum = 0, gsum = 0;
-      for (size_t k = 0; links && k < links->n; k++) sum += links->items[k].num;
-      for (size_t k = 0; gb && k < gb->n; k++) gsum += gb->items[k].num;
+      for (size_t k = 0; k < nitems(links); k++) sum += json_number_value(json_array_get(links, k));
+      for (size_t k = 0; k < nitems(gb); k++) gsum += json_number_value(json_array_get(gb, k));
       CHECK_NEAR(sum, 512 * 16 * 1048576.0 * 3, 0);
       CHECK_NEAR(gsum, 512 * 16 * 1048576.0, 0);
     }
     json_free(&d);
-  } else {
-    CHECK(0);
   }
-  free(text);
   remove(data);
   remove(script);
   rmdir(dir);

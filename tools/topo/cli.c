@@ -1,6 +1,7 @@
 /* Option parsing for ferry-topo. */
 #include "cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ void opts_defaults(topo_opts *o) {
 int parse_size(const char *s, double *out) {
   char *end;
   double v = strtod(s, &end);
-  if (end == s || !(v >= 0)) return -1;
+  if (end == s || !isfinite(v) || v < 0) return -1;
   double mul = 1;
   if (*end) {
     static const struct {
@@ -40,6 +41,20 @@ int parse_size(const char *s, double *out) {
     if (!found) return -1;
   }
   *out = v * mul;
+  return isfinite(*out) ? 0 : -1;
+}
+
+/* Sizes past 1 TiB per rank or buffer would overflow the byte offsets the
+ * patterns compute (ranks x size in 64-bit integers) on the largest
+ * machines; none is a plausible I/O request. */
+#define SIZE_MAX_BYTES 1099511627776.0
+
+static int want_size(const char *v, double *out, char *err, size_t errlen, const char *key) {
+  if (parse_size(v, out) || *out <= 0) return -1;
+  if (*out > SIZE_MAX_BYTES) {
+    snprintf(err, errlen, "%s %s: at most 1TiB", key, v);
+    return -2;
+  }
   return 0;
 }
 
@@ -97,17 +112,17 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
     }
     int bad = 0;
     if (!strcmp(key, "--machine")) o->machine = val;
-    else if (!strcmp(key, "--ppn")) bad = want_int(val, 1, &o->ppn), o->ppn_given = 1;
-    else if (!strcmp(key, "--bytes-per-rank")) bad = parse_size(val, &o->bytes_per_rank) || o->bytes_per_rank <= 0;
+    else if (!strcmp(key, "--ppn")) bad = want_int(val, 1, &o->ppn) || o->ppn > 1024, o->ppn_given = 1;
+    else if (!strcmp(key, "--bytes-per-rank")) bad = want_size(val, &o->bytes_per_rank, err, errlen, key);
     else if (!strcmp(key, "--aggregators")) bad = want_int(val, 1, &o->naggs);
-    else if (!strcmp(key, "--cb-buffer")) bad = parse_size(val, &o->cb_buffer) || o->cb_buffer <= 0;
-    else if (!strcmp(key, "--gateway-mem")) bad = parse_size(val, &o->gw_mem) || o->gw_mem <= 0;
+    else if (!strcmp(key, "--cb-buffer")) bad = want_size(val, &o->cb_buffer, err, errlen, key);
+    else if (!strcmp(key, "--gateway-mem")) bad = want_size(val, &o->gw_mem, err, errlen, key);
     else if (!strcmp(key, "--mem-cap")) bad = want_int(val, 0, &o->mem_cap);
     else if (!strcmp(key, "--slack")) bad = want_int(val, 0, &o->slack);
     else if (!strcmp(key, "--msg-cost")) {
       char *e;
       o->msg_cost = strtod(val, &e);
-      bad = *e || o->msg_cost < 0;
+      bad = e == val || *e || !isfinite(o->msg_cost) || o->msg_cost < 0;
     } else if (!strcmp(key, "--top-links")) bad = want_int(val, 0, &o->top_links);
     else if (!strcmp(key, "--out")) o->out = val;
     else if (!strcmp(key, "--plane")) o->plane = val;
@@ -119,6 +134,7 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
       snprintf(err, errlen, "unknown option %s", key);
       return -1;
     }
+    if (bad == -2) return -1; /* err already says why */
     if (bad) {
       snprintf(err, errlen, "bad value for %s: '%s'", key, val);
       return -1;

@@ -9,6 +9,7 @@ int cmd_machines(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 
 /* Builds the machine named by o->machine, reporting errors on stderr. */
 ferry_topo_machine *cmd_machine(const topo_opts *o);

@@ -14,8 +14,10 @@ static void usage(FILE *o) {
           "          [--slack N] [--msg-cost S] [--no-fair-share] [--detail]\n"
           "                                    one row per assignment / aggregator placement\n"
           "  replay RUN.json --machine SPEC [--ppn N] [--assign default|route-aware|refined]\n"
-          "          [--json] [--top-links K] [--links-csv FILE]\n"
+          "          [--json] [--top-links K] [--links-csv FILE] [--simulate]\n"
           "                                    cost a FERRY_TRACE log on a model\n"
+          "  simulate --machine SPEC [--ppn N] [--bytes-per-rank SIZE] [--msg-cost S] [--coalesce] [--json]\n"
+          "                                    default / route-aware / aggregated I/O run on SimGrid\n"
           "  plot --machine SPEC [--ppn N] [--bytes-per-rank SIZE] [--out DIR] [--plane X,Y]\n"
           "          [--at COORDS] [--script PATH]\n"
           "                                    link heat map, link-load histogram, gateway loads\n"
@@ -33,6 +35,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "compare")) return cmd_compare(argc, argv);
   if (!strcmp(c, "replay")) return cmd_replay(argc, argv);
   if (!strcmp(c, "plot")) return cmd_plot(argc, argv);
+  if (!strcmp(c, "simulate")) return cmd_simulate(argc, argv);
   fprintf(stderr, "ferry-topo: unknown command '%s'\n", c);
   usage(stderr);
   return 2;

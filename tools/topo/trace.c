@@ -1,9 +1,11 @@
-/* Streaming trace reader: traces can hold millions of messages, so records
- * go straight into arrays without building a document. */
+/* Trace reader on jansson. A file holds one object, an array of objects or
+ * JSON lines; jansson decodes one top-level value at a time (no EOF check),
+ * so the three layouts are one loop. Each value is a document in memory
+ * while its records are copied into the arrays (about 0.3 KB per message
+ * record at the peak, freed before the next value). */
 #include "trace.h"
 
-#include "json.h"
-
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,181 +18,154 @@ void trace_free(trace_t *t) {
   memset(t, 0, sizeof *t);
 }
 
-static int fail(jlex *lx, char *err, size_t errlen, const char *what) {
-  if (lx->err[0]) snprintf(err, errlen, "trace: %s", lx->err);
-  else snprintf(err, errlen, "trace: line %d: %s", lx->line, what);
+static int fail(int line, char *err, size_t errlen, const char *what) {
+  snprintf(err, errlen, "trace: value at line %d: %s", line, what);
   return -1;
 }
 
-static int want_int(const jtok *t, double lo, double *out) {
-  if (t->type != JT_NUM || t->num < lo || t->num != floor(t->num) || t->num > 9e15) return 0;
-  *out = t->num;
+/* An integer-valued number >= lo (JSON numbers may be written 1e6). */
+static int want_int(const json_t *v, double lo, double hi, double *out) {
+  if (!json_is_number(v)) return 0;
+  double x = json_number_value(v);
+  if (!(x >= lo) || x != floor(x) || x > hi) return 0;
+  *out = x;
   return 1;
 }
 
-/* One record {k: number, ...}; keys[] name the fields wanted, vals[] gets
- * them, NaN when absent. */
-static int read_record(jlex *lx, const char *const *keys, int nk, double *vals, char *err, size_t errlen) {
-  jtok t;
-  for (int i = 0; i < nk; i++) vals[i] = NAN;
-  if (jlex_next(lx, &t) != JT_LBRACE) return fail(lx, err, errlen, "expected a record object");
-  jlex_next(lx, &t);
-  if (t.type == JT_RBRACE) return 0;
-  for (;;) {
-    if (t.type != JT_STR) return fail(lx, err, errlen, "expected a key");
-    int which = -1;
-    for (int i = 0; i < nk; i++)
-      if (jtok_is(&t, keys[i])) which = i;
-    if (jlex_next(lx, &t) != JT_COLON) return fail(lx, err, errlen, "expected ':'");
-    jlex_next(lx, &t);
-    if (which >= 0) {
-      if (!want_int(&t, 0, &vals[which])) return fail(lx, err, errlen, "record fields must be integers >= 0");
-    } else if (jlex_skip_value(lx, &t)) {
-      return fail(lx, err, errlen, "bad value");
-    }
-    jlex_next(lx, &t);
-    if (t.type == JT_RBRACE) return 0;
-    if (t.type != JT_COMMA) return fail(lx, err, errlen, "expected ',' or '}'");
-    jlex_next(lx, &t);
+/* One record's wanted fields (NaN when absent); unknown keys are ignored. */
+static int read_record(const json_t *rec, const char *const *keys, int nk, double *vals) {
+  if (!json_is_object(rec)) return -1;
+  for (int i = 0; i < nk; i++) {
+    json_t *v = json_object_get(rec, keys[i]);
+    vals[i] = NAN;
+    if (v && !want_int(v, 0, 9e15, &vals[i])) return -1;
   }
+  return 0;
 }
 
-static int read_array(jlex *lx, trace_t *tr, int writes, char *err, size_t errlen) {
+static int grow(void **p, size_t *cap, size_t n, size_t elem, size_t first) {
+  if (n < *cap) return 0;
+  size_t nc = *cap ? *cap * 2 : first;
+  void *q = realloc(*p, nc * elem);
+  if (!q) return -1;
+  *p = q;
+  *cap = nc;
+  return 0;
+}
+
+static int read_array(const json_t *arr, trace_t *tr, int writes, int line, char *err, size_t errlen) {
   static const char *const mk[] = {"src", "dst", "bytes"};
   static const char *const wk[] = {"rank", "bytes"};
-  jtok t;
-  if (jlex_next(lx, &t) != JT_LBRACK) return fail(lx, err, errlen, "expected '['");
-  /* peek for an empty array */
-  jlex save = *lx;
-  if (jlex_next(lx, &t) == JT_RBRACK) return 0;
-  *lx = save;
-  for (;;) {
+  if (!json_is_array(arr)) return fail(line, err, errlen, writes ? "\"writes\" must be an array" : "\"messages\" must be an array");
+  size_t i;
+  json_t *rec;
+  json_array_foreach(arr, i, rec) {
     double v[3];
-    if (read_record(lx, writes ? wk : mk, writes ? 2 : 3, v, err, errlen)) return -1;
+    if (read_record(rec, writes ? wk : mk, writes ? 2 : 3, v))
+      return fail(line, err, errlen, "records are objects whose fields are integers >= 0");
     if (writes) {
-      if (isnan(v[0]) || isnan(v[1])) return fail(lx, err, errlen, "a write needs rank and bytes");
-      if (tr->nwrites == tr->capwrites) {
-        size_t nc = tr->capwrites ? tr->capwrites * 2 : 256;
-        trace_write *n = realloc(tr->writes, nc * sizeof *n);
-        if (!n) return fail(lx, err, errlen, "out of memory");
-        tr->writes = n;
-        tr->capwrites = nc;
-      }
+      if (isnan(v[0]) || isnan(v[1])) return fail(line, err, errlen, "a write needs rank and bytes");
+      if (grow((void **)&tr->writes, &tr->capwrites, tr->nwrites, sizeof *tr->writes, 256))
+        return fail(line, err, errlen, "out of memory");
       tr->writes[tr->nwrites++] = (trace_write){(long)v[0], v[1]};
       if ((long)v[0] > tr->maxrank) tr->maxrank = (long)v[0];
     } else {
-      if (isnan(v[0]) || isnan(v[1]) || isnan(v[2])) return fail(lx, err, errlen, "a message needs src, dst and bytes");
-      if (tr->nmsgs == tr->capmsgs) {
-        size_t nc = tr->capmsgs ? tr->capmsgs * 2 : 1024;
-        trace_msg *n = realloc(tr->msgs, nc * sizeof *n);
-        if (!n) return fail(lx, err, errlen, "out of memory");
-        tr->msgs = n;
-        tr->capmsgs = nc;
-      }
+      if (isnan(v[0]) || isnan(v[1]) || isnan(v[2])) return fail(line, err, errlen, "a message needs src, dst and bytes");
+      if (grow((void **)&tr->msgs, &tr->capmsgs, tr->nmsgs, sizeof *tr->msgs, 1024))
+        return fail(line, err, errlen, "out of memory");
       tr->msgs[tr->nmsgs++] = (trace_msg){(long)v[0], (long)v[1], v[2]};
       long hi = (long)(v[0] > v[1] ? v[0] : v[1]);
       if (hi > tr->maxrank) tr->maxrank = hi;
     }
-    jlex_next(lx, &t);
-    if (t.type == JT_RBRACK) return 0;
-    if (t.type != JT_COMMA) return fail(lx, err, errlen, "expected ',' or ']'");
   }
+  return 0;
 }
 
-/* the object's '{' has been read */
 /* An object's "rank" and "node": where that rank ran on the traced machine. */
-static int note_node(jlex *lx, trace_t *tr, double rank, double node, char *err, size_t errlen) {
+static int note_node(trace_t *tr, double rank, double node, int line, char *err, size_t errlen) {
   if (isnan(rank) && isnan(node)) return 0;
-  if (isnan(rank) || isnan(node)) return fail(lx, err, errlen, "\"rank\" and \"node\" go together");
+  if (isnan(rank) || isnan(node)) return fail(line, err, errlen, "\"rank\" and \"node\" go together");
   long r = (long)rank;
   if (r >= tr->capnodes) {
     long nc = tr->capnodes ? tr->capnodes : 64;
     while (nc <= r) nc *= 2;
     long *n = realloc(tr->node_of, (size_t)nc * sizeof *n);
-    if (!n) return fail(lx, err, errlen, "out of memory");
+    if (!n) return fail(line, err, errlen, "out of memory");
     for (long i = tr->capnodes; i < nc; i++) n[i] = -1;
     tr->node_of = n;
     tr->capnodes = nc;
   }
   if (tr->node_of[r] >= 0 && tr->node_of[r] != (long)node)
-    return fail(lx, err, errlen, "objects disagree on a rank's node");
+    return fail(line, err, errlen, "objects disagree on a rank's node");
   tr->node_of[r] = (long)node;
   if (r > tr->maxrank) tr->maxrank = r;
   return 0;
 }
 
-static int read_object(jlex *lx, trace_t *tr, char *err, size_t errlen) {
-  jtok t;
-  jlex_next(lx, &t);
+static int read_object(const json_t *obj, trace_t *tr, int line, char *err, size_t errlen) {
+  if (!json_is_object(obj)) return fail(line, err, errlen, "expected a trace object");
   tr->nobjects++;
-  double orank = NAN, onode = NAN;
-  if (t.type == JT_RBRACE) return 0;
-  for (;;) {
-    if (t.type != JT_STR) return fail(lx, err, errlen, "expected a key");
-    jtok key = t;
-    if (jlex_next(lx, &t) != JT_COLON) return fail(lx, err, errlen, "expected ':'");
-    if (jtok_is(&key, "messages") || jtok_is(&key, "writes")) {
-      if (read_array(lx, tr, jtok_is(&key, "writes"), err, errlen)) return -1;
-    } else {
-      jlex_next(lx, &t);
-      double v;
-      if (jtok_is(&key, "ranks")) {
-        if (!want_int(&t, 1, &v)) return fail(lx, err, errlen, "ranks must be an integer >= 1");
-        if ((long)v > tr->declared) tr->declared = (long)v;
-      } else if (jtok_is(&key, "ranks_per_node")) {
-        if (!want_int(&t, 1, &v) || v > 1e6) return fail(lx, err, errlen, "ranks_per_node must be an integer >= 1");
-        if (tr->ranks_per_node && tr->ranks_per_node != (int)v)
-          return fail(lx, err, errlen, "objects disagree on ranks_per_node");
-        tr->ranks_per_node = (int)v;
-      } else if (jtok_is(&key, "rank") || jtok_is(&key, "node")) {
-        if (!want_int(&t, 0, &v) || v > 1e9) return fail(lx, err, errlen, "rank and node must be integers >= 0");
-        *(jtok_is(&key, "rank") ? &orank : &onode) = v;
-      } else if (jlex_skip_value(lx, &t)) {
-        return fail(lx, err, errlen, "bad value");
-      }
-    }
-    jlex_next(lx, &t);
-    if (t.type == JT_RBRACE) return note_node(lx, tr, orank, onode, err, errlen);
-    if (t.type != JT_COMMA) return fail(lx, err, errlen, "expected ',' or '}'");
-    jlex_next(lx, &t);
+  double orank = NAN, onode = NAN, v;
+  json_t *x;
+  if ((x = json_object_get(obj, "messages")) && read_array(x, tr, 0, line, err, errlen)) return -1;
+  if ((x = json_object_get(obj, "writes")) && read_array(x, tr, 1, line, err, errlen)) return -1;
+  if ((x = json_object_get(obj, "ranks"))) {
+    if (!want_int(x, 1, 9e15, &v)) return fail(line, err, errlen, "ranks must be an integer >= 1");
+    if ((long)v > tr->declared) tr->declared = (long)v;
   }
+  if ((x = json_object_get(obj, "ranks_per_node"))) {
+    if (!want_int(x, 1, 1e6, &v)) return fail(line, err, errlen, "ranks_per_node must be an integer >= 1");
+    if (tr->ranks_per_node && tr->ranks_per_node != (int)v)
+      return fail(line, err, errlen, "objects disagree on ranks_per_node");
+    tr->ranks_per_node = (int)v;
+  }
+  if ((x = json_object_get(obj, "rank")) && !want_int(x, 0, 1e9, &orank))
+    return fail(line, err, errlen, "rank and node must be integers >= 0");
+  if ((x = json_object_get(obj, "node")) && !want_int(x, 0, 1e9, &onode))
+    return fail(line, err, errlen, "rank and node must be integers >= 0");
+  return note_node(tr, orank, onode, line, err, errlen);
+}
+
+static size_t skip_space(const char *t, size_t pos, size_t len, int *line) {
+  while (pos < len && (t[pos] == ' ' || t[pos] == '\t' || t[pos] == '\r' || t[pos] == '\n')) {
+    if (t[pos] == '\n') (*line)++;
+    pos++;
+  }
+  return pos;
 }
 
 int trace_read(const char *text, size_t len, trace_t *tr, char *err, size_t errlen) {
   memset(tr, 0, sizeof *tr);
   tr->maxrank = -1;
-  jlex lx;
-  jlex_init(&lx, text, len);
-  jtok t;
-  int in_array = 0;
-  for (;;) {
-    int ty = jlex_next(&lx, &t);
-    if (ty == JT_EOF) break;
-    if (ty == JT_LBRACK && !in_array && tr->nobjects == 0) {
-      in_array = 1;
-      continue;
+  size_t pos = 0;
+  int line = 1, rc = 0;
+  while (rc == 0 && (pos = skip_space(text, pos, len, &line)) < len) {
+    json_error_t je;
+    json_t *doc = json_loadb(text + pos, len - pos, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &je);
+    if (!doc) {
+      snprintf(err, errlen, "trace: line %d: %s", line + je.line - 1, je.text);
+      rc = -1;
+      break;
     }
-    if (in_array && (ty == JT_COMMA)) continue;
-    if (in_array && ty == JT_RBRACK) {
-      in_array = 0;
-      continue;
+    if (json_is_array(doc)) {
+      size_t i;
+      json_t *o;
+      json_array_foreach(doc, i, o) if ((rc = read_object(o, tr, line, err, errlen))) break;
+    } else {
+      rc = read_object(doc, tr, line, err, errlen);
     }
-    if (ty != JT_LBRACE) {
-      fail(&lx, err, errlen, "expected a trace object");
-      trace_free(tr);
-      return -1;
-    }
-    if (read_object(&lx, tr, err, errlen)) {
-      trace_free(tr);
-      return -1;
-    }
+    json_decref(doc);
+    for (size_t e = pos + je.position; pos < e; pos++) line += text[pos] == '\n';
   }
-  if (tr->nobjects == 0) {
+  if (rc == 0 && tr->nobjects == 0) {
     snprintf(err, errlen, "trace: no object");
-    return -1;
+    rc = -1;
   }
-  if (tr->declared && tr->maxrank >= tr->declared) {
+  if (rc == 0 && tr->declared && tr->maxrank >= tr->declared) {
     snprintf(err, errlen, "trace: rank %ld used but ranks is %ld", tr->maxrank, tr->declared);
+    rc = -1;
+  }
+  if (rc) {
     trace_free(tr);
     return -1;
   }
@@ -199,14 +174,30 @@ int trace_read(const char *text, size_t len, trace_t *tr, char *err, size_t errl
 }
 
 int trace_read_file(const char *path, trace_t *tr, char *err, size_t errlen) {
-  size_t len;
-  char *text = read_file(path, &len);
-  if (!text) {
+  memset(tr, 0, sizeof *tr);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
     snprintf(err, errlen, "cannot read %s", path);
-    memset(tr, 0, sizeof *tr);
     return -1;
   }
-  int rc = trace_read(text, len, tr, err, errlen);
+  size_t cap = 1 << 16, n = 0, r;
+  char *text = malloc(cap);
+  while (text && (r = fread(text + n, 1, cap - n, f)) > 0) {
+    n += r;
+    if (n == cap) {
+      char *t2 = realloc(text, cap *= 2);
+      if (!t2) free(text);
+      text = t2;
+    }
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (!text || bad) {
+    free(text);
+    snprintf(err, errlen, "cannot read %s", path);
+    return -1;
+  }
+  int rc = trace_read(text, n, tr, err, errlen);
   free(text);
   return rc;
 }
