@@ -62,6 +62,7 @@ static int build_tree(const ferry_topo_machine *m, int g, const int *gnodes, int
 
 static int walk_group(const ferry_topo_machine *m, const int *gidx, int gn, const int *nodes, const int *def,
                       int mem_cap, int *gw_out, int *moved, unsigned char *in, int *route) {
+  if (gn <= 0) return 0;
   int rc = -ENOMEM, G = m->ngw;
   int *col = malloc((size_t)G * sizeof *col), *bridges = malloc((size_t)G * sizeof *bridges);
   int *gnodes = malloc(ferry_topo__sz(gn) * sizeof *gnodes);
@@ -110,7 +111,7 @@ static int walk_group(const ferry_topo_machine *m, const int *gidx, int gn, cons
   for (int j = 0; j < nb; j++)
     for (int q = 0; q < tcnt[j]; q++) moff[pos[trees[(size_t)j * SEED_BAG + q].node] + 1]++;
   for (int k = 0; k < gn; k++) moff[k + 1] += moff[k];
-  size_t *fill = malloc(ferry_topo__sz(gn) * sizeof *fill);
+  size_t *fill = malloc((size_t)gn * sizeof *fill);
   if (!fill) {
     free(pos);
     goto out;

@@ -2,6 +2,8 @@
  * (InfiniBand LFT-style), gateway nodes on chosen leaves. */
 #include "topology/model.h"
 
+#define FATTREE_MAX_NODES 65536
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,9 +158,13 @@ int ferry_topo__build_fattree(ferry_topo_machine *m, const char *args, char *err
   } else {
     t->pods = k, t->leaves = k * h, t->aggs = k * h, t->cores = h * h;
   }
+  /* The assignment scans every (node, gateway) pair: past 65,536 nodes
+   * (k=64 at 3 levels) a compare takes minutes; beyond any machine ferry
+   * is meant to model (Mira has 49,152 nodes). */
   long nn = (long)t->leaves * h;
-  if (nn > (1L << 22)) {
-    ferry_topo__seterr(err, errlen, "fattree too large");
+  if (nn > FATTREE_MAX_NODES) {
+    ferry_topo__seterr(err, errlen, "fattree k=%d,levels=%d has %ld nodes; at most %d (k <= 64 at 3 levels)", k, levels,
+                       nn, FATTREE_MAX_NODES);
     return -EINVAL;
   }
   t->nodes = (int)nn;

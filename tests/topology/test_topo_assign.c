@@ -1,5 +1,7 @@
-/* Gateway assignment: the seed's route-aware greedy on small rings worked
- * out by hand (visit order, ties, the balance rule, the memory cap), the
+/* Gateway assignment: the seed's route-aware walk on small rings worked
+ * out by hand (visit order, ties, the balance rule, the memory cap), its
+ * published rules as invariants (no route through another bridge, moves
+ * inside a group, no farther than the default), the
  * refinement on a hand case, and invariants on BG/Q partitions: default
  * balance, never farther than the default, balance of new work, the cap,
  * and refinement never raising the maximum link load above the better of
@@ -92,7 +94,8 @@ static void invariants(const char *spec, int cap) {
   int moved_ra = st.moved;
   CHECK_INT(ferry_topo_assign(m, FERRY_TOPO_ASSIGN_REFINED, &p, rf, &st), 0);
   int *share = calloc((size_t)G, sizeof *share), *in = calloc((size_t)G, sizeof *in);
-  int bad_far = 0, bad_gw = 0, bad_slack = 0, moved = 0;
+  int bad_far = 0, bad_gw = 0, bad_slack = 0, moved = 0, bad_route = 0, bad_group = 0;
+  int gsize = n <= 1024 ? 512 : (n + 1) / 2, route[FERRY_TOPO_MAX_ROUTE];
   for (int i = 0; i < n; i++) {
     int v = ferry_topo_compute_node(m, i);
     share[def[i]]++;
@@ -102,11 +105,27 @@ static void invariants(const char *spec, int cap) {
     bad_slack += ferry_topo_distance(m, v, ferry_topo_gateway_node(m, rf[i])) > dd + 2;
     /* bridges never move */
     if (ferry_topo_gateway_of_node(m, v) >= 0) bad_gw += ra[i] != def[i] || rf[i] != def[i];
-    if (ra[i] != def[i]) in[ra[i]]++, moved++;
+    if (ra[i] != def[i]) {
+      in[ra[i]]++, moved++;
+      /* the seed's trees hold no route through another bridge */
+      int len = ferry_topo_route(m, v, ferry_topo_gateway_node(m, ra[i]), route);
+      for (int h = 0; h < len - 1; h++) {
+        int a, b;
+        ferry_topo_link_ends(m, route[h], &a, &b);
+        bad_route += b >= 0 && ferry_topo_gateway_of_node(m, b) >= 0;
+      }
+      /* groups (512 nodes up to 1024, else half the job) balance their own
+       * bridges: the new bridge serves some node of the same group */
+      int same = 0;
+      for (int j = (i / gsize) * gsize; j < n && j < (i / gsize + 1) * gsize && !same; j++) same = def[j] == ra[i];
+      bad_group += !same;
+    }
   }
   CHECK_INT(bad_far, 0);
   CHECK_INT(bad_slack, 0);
   CHECK_INT(bad_gw, 0);
+  CHECK_INT(bad_route, 0);
+  CHECK_INT(bad_group, 0);
   CHECK_INT(moved, moved_ra);
   CHECK(moved > 0);
   /* default: equal shares */

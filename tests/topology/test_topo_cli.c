@@ -74,8 +74,8 @@ static void json_free(jv *d) { json_decref(*d); }
 
 static void compare(void) {
   jv d;
-  CHECK_INT(parse("compare --machine bgq:512 --ppn 16 --bytes-per-rank 1MiB --json", &d), 0);
-  CHECK(strcmp(str(&d, "machine"), "bgq:512") == 0);
+  CHECK_INT(parse("compare --machine bgq:512,default=tile --ppn 16 --bytes-per-rank 1MiB --json", &d), 0);
+  CHECK(strcmp(str(&d, "machine"), "bgq:512,default=tile") == 0);
   CHECK_NEAR(num(&d, "nodes"), 512, 0);
   const json_t *res = json_get(&d, "results");
   CHECK(nitems(res) == 6);
@@ -109,7 +109,7 @@ static void compare(void) {
   }
   json_free(&d);
 
-  CHECK_INT(parse("compare --machine bgq:512 --ppn 16 --bytes-per-rank 256KiB --coalesce --json", &d), 0);
+  CHECK_INT(parse("compare --machine bgq:512,default=tile --ppn 16 --bytes-per-rank 256KiB --coalesce --json", &d), 0);
   res = json_get(&d, "results");
   if (res && nitems(res) == 6) {
     CHECK_NEAR(num(&(jv){item(res, 0)}, "max_gateway_msgs"), 64, 0);
@@ -189,6 +189,22 @@ static void replay(void) {
     }
     json_free(&d);
   }
+  /* the same trace through SimGrid: two flows that share no link, so the
+   * simulated time is the floor (1000 B over the busiest link plus the
+   * longest route's latency) */
+  {
+    jv d;
+    snprintf(args, sizeof args, "replay %s --machine bgq:32 --json --simulate", one);
+    CHECK_INT(parse(args, &d), 0);
+    const json_t *res = json_get(&d, "results");
+    if (nitems(res) == 1) {
+      jv r0 = item(res, 0);
+      CHECK_NEAR(num(&d, "simulated_time_s") / num(&r0, "modelled_time_s"), 1.0, 0.01);
+    } else {
+      CHECK(0);
+    }
+    json_free(&d);
+  }
   /* real coordinates recorded by the run (FERRY_TOPOLOGY=SPEC@MAP): rank 0
    * on node 0, rank 1 on the bridge (node 10, two hops away), whose own
    * write crosses no link; --ppn asks for blocks instead */
@@ -236,7 +252,7 @@ static void plot(void) {
   snprintf(dir, sizeof dir, "%s/topo_plot_%d", tmp, (int)getpid());
   snprintf(script, sizeof script, "%s.py", dir);
   write_file(script, "import sys, json\njson.load(open(sys.argv[1]))\n");
-  snprintf(args, sizeof args, "plot --machine bgq:512 --ppn 16 --bytes-per-rank 1MiB --out %s --script %s", dir, script);
+  snprintf(args, sizeof args, "plot --machine bgq:512,default=tile --ppn 16 --bytes-per-rank 1MiB --out %s --script %s", dir, script);
   int st;
   free(run(args, &st));
   CHECK_INT(st, 0);
@@ -277,6 +293,21 @@ static void errors(void) {
   CHECK_INT(st, 1);
   free(run("compare --bytes-per-rank lots", &st));
   CHECK_INT(st, 2);
+  /* sizes that overflow the byte offsets, non-finite or negative costs
+   * (issue 15): clear errors, never a run with zero rows */
+  char *bad = run("compare --bytes-per-rank 99999999999999999999", &st);
+  CHECK_INT(st, 2);
+  CHECK(bad && bad[0] == '\0');
+  free(bad);
+  static const char *bad_opts[] = {"--msg-cost nan", "--msg-cost inf", "--msg-cost -1", "--msg-cost ''",
+                                   "--bytes-per-rank inf", "--bytes-per-rank 2TiB", "--ppn 5000"};
+  for (size_t i = 0; i < sizeof bad_opts / sizeof bad_opts[0]; i++) {
+    char a[128];
+    snprintf(a, sizeof a, "compare --machine bgq:32 %s", bad_opts[i]);
+    free(run(a, &st));
+    if (st != 2) fprintf(stderr, "  ferry-topo %s: status %d\n", a, st);
+    CHECK_INT(st, 2);
+  }
   char *out = run("compare --machine bgq:128 --ppn 4", &st);
   CHECK_INT(st, 0);
   CHECK(out && strstr(out, "modelled_time_s") && strstr(out, "collective-topology"));

@@ -103,6 +103,7 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
     if (!strcmp(key, "--markdown")) { o->markdown = 1; continue; }
     if (!strcmp(key, "--detail")) { o->detail = 1; continue; }
     if (!strcmp(key, "--no-fair-share")) { o->fair_share = 0; continue; }
+    if (!strcmp(key, "--simulate")) { o->simulate = 1; continue; }
     if (!val) {
       if (i + 1 >= argc) {
         snprintf(err, errlen, "option %s needs a value", key);
@@ -123,6 +124,7 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
       char *e;
       o->msg_cost = strtod(val, &e);
       bad = e == val || *e || !isfinite(o->msg_cost) || o->msg_cost < 0;
+      o->msg_cost_given = 1;
     } else if (!strcmp(key, "--top-links")) bad = want_int(val, 0, &o->top_links);
     else if (!strcmp(key, "--out")) o->out = val;
     else if (!strcmp(key, "--plane")) o->plane = val;

@@ -19,6 +19,8 @@ typedef struct {
   int mem_cap;        /* < 0 => derived from gw_mem as the seed does */
   int slack;
   double msg_cost;
+  int msg_cost_given;
+  int simulate;       /* replay: also run the flows on SimGrid */
   int fair_share;
   int top_links;
   const char *out;

@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "output.h"
+#include "sim.h"
 #include "trace.h"
 
 typedef struct {
@@ -73,7 +74,7 @@ int cmd_replay(int argc, char **argv) {
   }
   ferry_topo_assign_algo algo = FERRY_TOPO_ASSIGN_DEFAULT;
   if (o.assign && ferry_topo_assign_parse(o.assign, &algo)) {
-    fprintf(stderr, "ferry-topo replay: --assign %s: want default, route-aware or refined\n", o.assign);
+    fprintf(stderr, "ferry-topo replay: --assign %s: want default, route-aware, route-aware-flat or refined\n", o.assign);
     return 2;
   }
   trace_t tr;
@@ -149,6 +150,15 @@ int cmd_replay(int argc, char **argv) {
     fprintf(stderr, "ferry-topo replay: evaluation failed (%d)\n", rc);
     goto out;
   }
+  /* the same flows on SimGrid: contention and the per-request cost added */
+  sim_result sr = {.t_sim = -1};
+  if (o.simulate) {
+    sim_params sp = {o.msg_cost, 0};
+    if (sim_run(m, fl, nf, &sp, &sr, err, sizeof err)) {
+      fprintf(stderr, "ferry-topo replay: %s\n", err);
+      goto out;
+    }
+  }
   scen_row row;
   memset(&row, 0, sizeof row);
   snprintf(row.name, sizeof row.name, "replay%s%s", nw ? "-" : "", nw ? ferry_topo_assign_name(algo) : "");
@@ -161,6 +171,7 @@ int cmd_replay(int argc, char **argv) {
     printf(",\"ranks\":%ld,\"ranks_per_node\":%d,\"messages\":%zu,\"writes\":%zu,\"node_pairs\":%zu,"
            "\"total_bytes\":%.0f,",
            tr.ranks, ppn, tr.nmsgs, tr.nwrites, nf - (size_t)nw, mt.total_bytes);
+    if (o.simulate) printf("\"simulated_time_s\":%.9g,\"simulation_wall_s\":%.3f,", sr.t_sim, sr.wall);
     out_json_results(stdout, &row, 1, o.detail);
     printf("}\n");
   } else {
@@ -168,6 +179,7 @@ int cmd_replay(int argc, char **argv) {
            ferry_topo_describe(m), o.positional[0], tr.ranks, ppn, tr.nmsgs, nf - (size_t)nw, tr.nwrites,
            mt.total_bytes);
     out_table(stdout, &row, 1, o.detail);
+    if (o.simulate) printf("# simulated on SimGrid: %.6f s (%ld messages, %.2f s wall)\n", sr.t_sim, sr.nmsgs, sr.wall);
     if (o.top_links > 0) out_top_links(stdout, m, &mt, o.top_links);
   }
   if (o.links_csv && out_links_csv(o.links_csv, m, &mt)) {

@@ -45,7 +45,8 @@ typedef struct {
   int nsinks;
   int nlinks;
   const double *link_bw;     /* per dense link, bytes/s */
-  double latency;            /* per link */
+  double latency;            /* every message's: the longest route's network
+                                hops x hop latency (the floor's term) */
   double msg_cost;
 } sim_spec;
 

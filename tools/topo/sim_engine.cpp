@@ -83,10 +83,7 @@ static int run(const sim_spec* s, double* t_sim)
   std::vector<sg4::Link*> links(s->nlinks);
   for (int l = 0; l < s->nlinks; l++)
     links[l] = zone->create_link("l" + std::to_string(l), s->link_bw[l])->set_latency(0)->seal();
-  size_t longest = 0;
-  for (size_t f = 0; f < s->nflows; f++)
-    longest = std::max(longest, s->route_off[f + 1] - s->route_off[f]);
-  double lat = std::max(1e-12, s->latency * static_cast<double>(longest));
+  double lat = std::max(1e-12, s->latency);
   std::vector<sg4::Host*> sinks(s->nsinks);
   for (int k = 0; k < s->nsinks; k++)
     sinks[k] = zone->create_host("r" + std::to_string(k), kServiceSpeed)->seal();

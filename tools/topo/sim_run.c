@@ -52,7 +52,7 @@ static int build_spec(const ferry_topo_machine *m, const ferry_topo_flow *fl, si
   for (int v = 0; v < N; v++) mem->sink_of[v] = -1;
   size_t cap = n * 8 + 16, k = 0;
   mem->route = malloc(cap * sizeof *mem->route);
-  int nl = 0, nsinks = G;
+  int nl = 0, nsinks = G, longest = 0;
   for (size_t f = 0; f < n && mem->route; f++) {
     const ferry_topo_flow *x = &fl[f];
     if (x->src < 0 || x->src >= N || x->dst < 0 || x->dst >= N || x->gw >= G || !(x->bytes >= 0) ||
@@ -62,6 +62,7 @@ static int build_spec(const ferry_topo_machine *m, const ferry_topo_flow *fl, si
       return -EINVAL;
     }
     int len = ferry_topo_route(m, x->src, x->dst, buf);
+    if (len > longest) longest = len;
     if (x->gw >= 0) buf[len++] = ferry_topo_gateway_exit_link(m, x->gw);
     if (k + (size_t)len > cap) {
       int *r = realloc(mem->route, (cap = cap * 2 + (size_t)len) * sizeof *r);
@@ -101,7 +102,7 @@ static int build_spec(const ferry_topo_machine *m, const ferry_topo_flow *fl, si
   sp->nsinks = nsinks;
   sp->nlinks = nl;
   sp->link_bw = mem->bw;
-  sp->latency = p->hop_latency > 0 ? p->hop_latency : ferry_topo_hop_latency(m);
+  sp->latency = longest * (p->hop_latency > 0 ? p->hop_latency : ferry_topo_hop_latency(m));
   sp->msg_cost = p->msg_cost;
   return 0;
 }
