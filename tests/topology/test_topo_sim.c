@@ -11,6 +11,8 @@
 
 /* Every compute node sends `bytes` in `msgs` messages through the gateway
  * gw[i] (NULL: the default). */
+static int split; /* one SimGrid communication per message */
+
 static double simulate(const ferry_topo_machine *m, const int *gw, double bytes, double msgs, double cost,
                        double *t_fair) {
   int n = ferry_topo_compute_nodes(m);
@@ -27,7 +29,7 @@ static double simulate(const ferry_topo_machine *m, const int *gw, double bytes,
     *t_fair = mt.t_fair;
     ferry_topo_metrics_free(&mt);
   }
-  sim_params sp = {cost, 0};
+  sim_params sp = {cost, 0, split};
   sim_result r;
   char err[256];
   int rc = sim_run(m, fl, (size_t)n, &sp, &r, err, sizeof err);
@@ -99,9 +101,30 @@ static void invariant(void) {
   }
 }
 
+/* A flow's messages as one weighted communication give the same times as
+ * one communication each, here where flows differ (ring: 3 and 4 per link,
+ * two latencies), with and without the per-request cost. */
+static void merged_equals_split(void) {
+  ferry_topo_machine *m = tc_machine("torus:8,gwnodes=8,bw=1e9,iobw=3e9,lat=1e-7");
+  for (int c = 0; c < 2; c++) {
+    split = 0;
+    double merged = simulate(m, NULL, 3e6, 3, c * 1e-4, NULL);
+    split = 1;
+    double each = simulate(m, NULL, 3e6, 3, c * 1e-4, NULL);
+    split = 0;
+    CHECK_NEAR(merged / each, 1.0, 1e-6);
+  }
+  ferry_topo_free(m);
+}
+
 int main(void) {
   ring8();
   torus6x4();
+  split = 1; /* the closed forms hold message by message too */
+  ring8();
+  torus6x4();
+  split = 0;
+  merged_equals_split();
   invariant();
   return tc_done("test_topo_sim");
 }

@@ -104,6 +104,7 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
     if (!strcmp(key, "--detail")) { o->detail = 1; continue; }
     if (!strcmp(key, "--no-fair-share")) { o->fair_share = 0; continue; }
     if (!strcmp(key, "--simulate")) { o->simulate = 1; continue; }
+    if (!strcmp(key, "--split-messages")) { o->split = 1; continue; }
     if (!val) {
       if (i + 1 >= argc) {
         snprintf(err, errlen, "option %s needs a value", key);

@@ -21,6 +21,7 @@ typedef struct {
   double msg_cost;
   int msg_cost_given;
   int simulate;       /* replay: also run the flows on SimGrid */
+  int split;          /* simulate: one SimGrid communication per message */
   int fair_share;
   int top_links;
   const char *out;

@@ -153,7 +153,7 @@ int cmd_replay(int argc, char **argv) {
   /* the same flows on SimGrid: contention and the per-request cost added */
   sim_result sr = {.t_sim = -1};
   if (o.simulate) {
-    sim_params sp = {o.msg_cost, 0};
+    sim_params sp = {o.msg_cost, 0, o.split};
     if (sim_run(m, fl, nf, &sp, &sr, err, sizeof err)) {
       fprintf(stderr, "ferry-topo replay: %s\n", err);
       goto out;

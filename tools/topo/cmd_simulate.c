@@ -25,7 +25,7 @@
  * on the seed's default independent I/O at 4096 nodes (0.7 GB/s writing
  * 64 GiB to GPFS) by tools/topo/calibrate.sh; docs/topology-results.md has
  * the fit and the check on a second figure. */
-#define SIM_MSG_COST 0.0
+#define SIM_MSG_COST 0.09535
 
 typedef struct {
   char name[40];
@@ -33,6 +33,7 @@ typedef struct {
   int max_hops;
   double max_gw_msgs;      /* requests arriving at the busiest gateway */
   double max_bridge_msgs;  /* arriving + passing through, busiest bridge node */
+  double transit_msgs;     /* passing through bridge nodes, all bridges */
   double t_floor;          /* ferry_topo_evaluate's floor, same costs */
   double t_sim;
   double gbps;             /* bytes written / t_sim, 1e9 B/s */
@@ -41,8 +42,9 @@ typedef struct {
   int moved;
 } sim_row;
 
-/* Messages that arrive at or pass through each gateway node; the largest. */
-static double busiest_bridge(const ferry_topo_machine *m, const ferry_topo_flow *fl, size_t n) {
+/* Messages that arrive at or pass through each gateway node; the largest,
+ * and (*transit) the sum of those only passing through. */
+static double busiest_bridge(const ferry_topo_machine *m, const ferry_topo_flow *fl, size_t n, double *transit) {
   int G = ferry_topo_gateways(m), *route = malloc(FERRY_TOPO_MAX_ROUTE * sizeof *route);
   double *through = calloc((size_t)G, sizeof *through), best = 0;
   if (!route || !through) {
@@ -56,7 +58,7 @@ static double busiest_bridge(const ferry_topo_machine *m, const ferry_topo_flow 
       int a, b;
       ferry_topo_link_ends(m, route[h], &a, &b);
       int g = b >= 0 ? ferry_topo_gateway_of_node(m, b) : -1;
-      if (g >= 0) through[g] += fl[f].msgs;
+      if (g >= 0) through[g] += fl[f].msgs, *transit += fl[f].msgs;
     }
     if (fl[f].gw >= 0) through[fl[f].gw] += fl[f].msgs;
   }
@@ -89,7 +91,7 @@ static int run_row(const ferry_topo_machine *m, const char *name, const int *gw,
   row->max_gw_msgs = mt.max_gw_msgs;
   row->t_floor = mt.t_model;
   row->moved = moved;
-  row->max_bridge_msgs = busiest_bridge(m, fl, (size_t)n);
+  row->max_bridge_msgs = busiest_bridge(m, fl, (size_t)n, &row->transit_msgs);
   double total = mt.total_bytes;
   ferry_topo_metrics_free(&mt);
   sim_result sr;
@@ -128,9 +130,10 @@ static void print_json(const ferry_topo_machine *m, const topo_opts *o, const si
     printf("%s{\"assignment\":", i ? "," : "");
     out_json_string(stdout, r[i].name);
     printf(",\"avg_hops\":%.6f,\"max_hops\":%d,\"max_gateway_msgs\":%.0f,\"max_bridge_msgs\":%.0f,"
-           "\"moved_nodes\":%d,\"floor_time_s\":%.9g,\"simulated_time_s\":%.9g,\"bandwidth_gbps\":%.6g,"
+           "\"bridge_transit_msgs\":%.0f,\"moved_nodes\":%d,\"floor_time_s\":%.9g,\"simulated_time_s\":%.9g,\"bandwidth_gbps\":%.6g,"
            "\"messages\":%ld,\"wall_s\":%.3f}",
-           r[i].avg_hops, r[i].max_hops, r[i].max_gw_msgs, r[i].max_bridge_msgs, r[i].moved, r[i].t_floor,
+           r[i].avg_hops, r[i].max_hops, r[i].max_gw_msgs, r[i].max_bridge_msgs, r[i].transit_msgs, r[i].moved,
+           r[i].t_floor,
            r[i].t_sim, r[i].gbps, r[i].nmsgs, r[i].wall);
   }
   printf("]");
@@ -167,7 +170,8 @@ int cmd_simulate(int argc, char **argv) {
   scen_cfg c;
   cmd_scen_cfg(&o, m, &c);
   c.cost.fair_share = 0; /* the simulation is the contention model here */
-  sim_params sp = {o.msg_cost_given ? o.msg_cost : SIM_MSG_COST, 0};
+  sim_params sp = {o.msg_cost_given ? o.msg_cost : SIM_MSG_COST, 0, o.split};
+  c.cost.msg_cost = sp.msg_cost; /* the floor beside it at the same cost */
   int n = ferry_topo_compute_nodes(m), status = 1;
   int *def = malloc((size_t)n * sizeof *def), *ra = malloc((size_t)n * sizeof *ra);
   sim_row rows[4];

@@ -21,13 +21,19 @@
 typedef struct {
   double msg_cost;     /* seconds of receiver service per message; 0 => none */
   double hop_latency;  /* seconds per link; <= 0 => the machine's */
+  int split;           /* 1: one SimGrid communication per message; 0 (the
+                          default): a flow's messages, identical in route,
+                          size and start, as one communication with msgs
+                          times the share, serviced as msgs requests on
+                          delivery (the same max-min allocation, msgs times
+                          fewer communications) */
 } sim_params;
 
 typedef struct {
   double t_sim;        /* simulated completion time, seconds */
   double wall;         /* wall seconds the simulation took (engine only) */
   long nflows;         /* sender endpoints (SimGrid hosts) */
-  long nmsgs;          /* simulated communications */
+  long nmsgs;          /* SimGrid communications */
   long nlinks;         /* SimGrid links created (links some flow uses) */
 } sim_result;
 
@@ -48,6 +54,7 @@ typedef struct {
   double latency;            /* every message's: the longest route's network
                                 hops x hop latency (the floor's term) */
   double msg_cost;
+  int split;
 } sim_spec;
 
 #ifdef __cplusplus

@@ -26,29 +26,35 @@ namespace {
 // absolute precision (maxmin/precision, 1e-5) is negligible.
 constexpr double kServiceSpeed = 1e9;
 
-void flow_actor(const sim_spec* s, size_t f, sg4::Host* from, sg4::Host* to)
+// A flow's messages share route, size and start, so max-min gives them
+// equal rates and they end together: unless split, they travel as one
+// communication with n times the bytes and n times the share (see the
+// weight below) and are served as n requests on delivery.
+void flow_actor(const sim_spec* s, size_t f, sg4::Host* from, sg4::Host* to, double lead)
 {
-  int n              = s->msgs[f];
-  auto bytes         = static_cast<uint64_t>(s->msg_bytes[f] + 0.5);
-  bool has_route     = s->route_off[f + 1] > s->route_off[f];
+  int n          = s->msgs[f];
+  int ncomms     = s->split ? n : 1;
+  auto bytes     = static_cast<uint64_t>(s->msg_bytes[f] * (n / ncomms) + 0.5);
+  bool has_route = s->route_off[f + 1] > s->route_off[f];
   std::vector<sg4::ExecPtr> service;
-  auto serve = [&]() {
-    if (s->msg_cost > 0)
+  auto serve = [&](int k) {
+    for (int i = 0; i < k && s->msg_cost > 0; i++)
       service.push_back(sg4::Exec::init()->set_flops_amount(s->msg_cost * kServiceSpeed)->set_host(to)->start());
   };
   if (has_route && bytes > 0) {
+    if (lead > 0)
+      sg4::this_actor::sleep_for(lead); // the part of the route latency the weight link leaves out
     std::vector<sg4::CommPtr> comms;
-    comms.reserve(n);
-    for (int k = 0; k < n; k++)
+    comms.reserve(ncomms);
+    for (int k = 0; k < ncomms; k++)
       comms.push_back(sg4::Comm::sendto_async(from, to, bytes));
     while (not comms.empty()) {
       ssize_t i = sg4::Comm::wait_any(comms);
       comms.erase(comms.begin() + i);
-      serve();
+      serve(n / ncomms);
     }
   } else {
-    for (int k = 0; k < n; k++)
-      serve(); // inside a node: no link, only the receiver's work
+    serve(n); // inside a node: no link, only the receiver's work
   }
   for (auto const& e : service)
     e->wait();
@@ -72,14 +78,19 @@ static int run(const sim_spec* s, double* t_sim)
   sg4::Engine::set_config("network/weight-S:0");
   sg4::Engine::set_config("network/latency-factor:1");
   sg4::Engine::set_config("network/bandwidth-factor:1");
+  // One actor per flow: 49,152 on full Mira. Small stacks without guard
+  // pages, or the stacks' mappings pass Linux's vm.max_map_count (65,530).
   sg4::Engine::set_config("contexts/stack-size:64");
+  sg4::Engine::set_config("contexts/guard-size:0");
 
   auto* zone = sg4::create_star_zone("ferry");
-  // CM02 weighs a flow's share by its route's latency (TCP's RTT
-  // unfairness): flows with more hops would get less. Shared links
-  // therefore have no latency, and each flow gets a private link, never a
-  // bottleneck, with the longest route's latency: equal weights (plain
-  // max-min), and every message pays the latency the floor adds.
+  // CM02 shares a link in inverse proportion to each communication's route
+  // latency (TCP's RTT unfairness): flows with more hops would get less.
+  // Shared links therefore have no latency; each flow gets a private link,
+  // never a bottleneck, whose latency sets its weight: the longest route's
+  // latency L for one message (plain max-min), L / n for n merged messages
+  // (n shares). The actor sleeps L - L / n first, so every message pays L,
+  // the latency the floor adds.
   std::vector<sg4::Link*> links(s->nlinks);
   for (int l = 0; l < s->nlinks; l++)
     links[l] = zone->create_link("l" + std::to_string(l), s->link_bw[l])->set_latency(0)->seal();
@@ -91,7 +102,8 @@ static int run(const sim_spec* s, double* t_sim)
   for (size_t f = 0; f < s->nflows; f++) {
     senders[f] = zone->create_host("f" + std::to_string(f), 1e9)->seal();
     std::vector<sg4::LinkInRoute> up;
-    up.emplace_back(zone->create_link("p" + std::to_string(f), 1e18)->set_latency(lat)->seal());
+    int weight = s->split ? 1 : std::max(1, s->msgs[f]);
+    up.emplace_back(zone->create_link("p" + std::to_string(f), 1e18)->set_latency(lat / weight)->seal());
     for (size_t q = s->route_off[f]; q < s->route_off[f + 1]; q++)
       up.emplace_back(links[s->route[q]]);
     zone->add_route(senders[f]->get_netpoint(), nullptr, nullptr, nullptr, up, false);
@@ -100,7 +112,8 @@ static int run(const sim_spec* s, double* t_sim)
   for (size_t f = 0; f < s->nflows; f++) {
     sg4::Host* from = senders[f];
     sg4::Host* to   = sinks[s->sink[f]];
-    sg4::Actor::create("a" + std::to_string(f), from, [s, f, from, to]() { flow_actor(s, f, from, to); });
+    double lead     = s->split ? 0 : lat - lat / std::max(1, s->msgs[f]);
+    sg4::Actor::create("a" + std::to_string(f), from, [s, f, from, to, lead]() { flow_actor(s, f, from, to, lead); });
   }
   e.run();
   *t_sim = sg4::Engine::get_clock();

@@ -104,6 +104,7 @@ static int build_spec(const ferry_topo_machine *m, const ferry_topo_flow *fl, si
   sp->link_bw = mem->bw;
   sp->latency = longest * (p->hop_latency > 0 ? p->hop_latency : ferry_topo_hop_latency(m));
   sp->msg_cost = p->msg_cost;
+  sp->split = p->split;
   return 0;
 }
 
@@ -119,7 +120,7 @@ int sim_run(const ferry_topo_machine *m, const ferry_topo_flow *flows, size_t nf
     return rc;
   }
   out->nflows = (long)nflows;
-  for (size_t f = 0; f < nflows; f++) out->nmsgs += sp.msgs[f];
+  for (size_t f = 0; f < nflows; f++) out->nmsgs += sp.split ? sp.msgs[f] : 1;
   out->nlinks = sp.nlinks;
   int fd[2];
   if (pipe(fd)) {

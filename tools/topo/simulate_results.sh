@@ -16,12 +16,12 @@ import json, sys
 docs = [json.loads(l) for l in sys.stdin if l.strip()]
 print("Per-request cost %.4g s at the gateway; GB/s = bytes written / simulated time." % docs[0]["msg_cost_s"])
 print()
-print("| nodes | row | avg hops | busiest gateway msgs | busiest bridge msgs (incl. transit) | moved | floor s | simulated s | GB/s | sim wall s |")
-print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| nodes | row | avg hops | busiest gateway msgs | busiest bridge msgs (incl. transit) | transit msgs, all bridges | moved | floor s | simulated s | GB/s | sim wall s |")
+print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for d in docs:
     for r in d["results"]:
-        print("| %d | %s | %.3f | %d | %d | %d | %.4f | %.4f | %.2f | %.1f |" % (d["nodes"], r["assignment"], r["avg_hops"],
-              r["max_gateway_msgs"], r["max_bridge_msgs"], r["moved_nodes"], r["floor_time_s"], r["simulated_time_s"],
+        print("| %d | %s | %.3f | %d | %d | %d | %d | %.4f | %.4f | %.2f | %.1f |" % (d["nodes"], r["assignment"], r["avg_hops"],
+              r["max_gateway_msgs"], r["max_bridge_msgs"], r["bridge_transit_msgs"], r["moved_nodes"], r["floor_time_s"], r["simulated_time_s"],
               r["bandwidth_gbps"], r["wall_s"]))
 print()
 print("| nodes | route-aware vs default (goal <= -30 %) | busiest-bridge msgs default / route-aware (goal >= 1.2) | aggregated GB/s / default (goal >= 5 at 4096) |")
