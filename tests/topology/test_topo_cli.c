@@ -308,14 +308,59 @@ static void errors(void) {
     if (st != 2) fprintf(stderr, "  ferry-topo %s: status %d\n", a, st);
     CHECK_INT(st, 2);
   }
+  /* inside the old documented range but hours of work: now a clear error */
+  free(run("compare --machine fattree:k=256,levels=3", &st));
+  CHECK_INT(st, 1);
   char *out = run("compare --machine bgq:128 --ppn 4", &st);
   CHECK_INT(st, 0);
   CHECK(out && strstr(out, "modelled_time_s") && strstr(out, "collective-topology"));
   free(out);
 }
 
+/* simulate end to end: the rows, the floor beside the simulation, the
+ * calibrated cost as the default, and the seed's data paths */
+static void simulate(void) {
+  jv d;
+  /* balanced tiles, no per-request cost: the exit links bind, and SimGrid's
+   * time is the floor's (1 GiB per bridge / 2 GB/s + 6 hops x 40 ns) */
+  CHECK_INT(parse("simulate --machine bgq:512,default=tile --ppn 16 --msg-cost 0 --json", &d), 0);
+  const json_t *res = json_get(&d, "results");
+  CHECK(nitems(res) == 4);
+  static const char *names[] = {"default", "route-aware", "route-aware-aggregated", "default-aggregated"};
+  for (size_t i = 0; i < nitems(res) && i < 4; i++) {
+    jv r = item(res, i);
+    CHECK(strcmp(str(&r, "assignment"), names[i]) == 0);
+    CHECK_NEAR(num(&r, "simulated_time_s") / num(&r, "floor_time_s"), 1.0, 0.01);
+  }
+  if (nitems(res) == 4) {
+    jv r0 = item(res, 0), r2 = item(res, 2), r3 = item(res, 3);
+    CHECK_NEAR(num(&r0, "simulated_time_s"), 1073741824.0 / 2e9 + 6 * 40e-9, 1e-6);
+    CHECK_NEAR(num(&r0, "max_gateway_msgs"), 1024, 0);
+    CHECK_NEAR(num(&r3, "max_gateway_msgs"), 64, 0); /* one request per node */
+    CHECK_NEAR(num(&r0, "simgrid_comms"), 512, 0);   /* one weighted communication per node */
+    CHECK(num(&r2, "moved_nodes") > 0);
+    CHECK(num(&d, "route_aware_vs_default") >= -1e-9); /* the invariant, end to end */
+  }
+  json_free(&d);
+  /* the calibrated cost is the default: 1024 requests at the busiest
+   * bridge add 1024 x 0.09535 s after the transfer */
+  CHECK_INT(parse("simulate --machine bgq:512,default=tile --ppn 16 --assign default --json", &d), 0);
+  res = json_get(&d, "results");
+  CHECK(nitems(res) == 1);
+  if (nitems(res) == 1) {
+    jv r0 = item(res, 0);
+    CHECK_NEAR(num(&d, "msg_cost_s"), 0.09535, 1e-12);
+    CHECK_NEAR(num(&r0, "simulated_time_s") / (0.536871152 + 1024 * 0.09535), 1.0, 0.01);
+  }
+  json_free(&d);
+  int st;
+  free(run("simulate --machine bgq:32 --assign nothing", &st));
+  CHECK_INT(st, 1);
+}
+
 int main(void) {
   compare();
+  simulate();
   machines();
   replay();
   plot();

@@ -111,7 +111,7 @@ static int run_row(const ferry_topo_machine *m, const char *name, const int *gw,
 
 static void print_table(const sim_row *r, int n) {
   printf("%-24s %9s %9s %17s %16s %8s %12s %12s %9s %10s %8s\n", "assignment", "avg_hops", "max_hops",
-         "max_gateway_msgs", "max_bridge_msgs", "moved", "floor_s", "simulated_s", "GB/s", "messages", "wall_s");
+         "max_gateway_msgs", "max_bridge_msgs", "moved", "floor_s", "simulated_s", "GB/s", "comms", "wall_s");
   for (int i = 0; i < n; i++)
     printf("%-24s %9.3f %9d %17.0f %16.0f %8d %12.6f %12.6f %9.3f %10ld %8.2f\n", r[i].name, r[i].avg_hops,
            r[i].max_hops, r[i].max_gw_msgs, r[i].max_bridge_msgs, r[i].moved, r[i].t_floor, r[i].t_sim, r[i].gbps,
@@ -131,7 +131,7 @@ static void print_json(const ferry_topo_machine *m, const topo_opts *o, const si
     out_json_string(stdout, r[i].name);
     printf(",\"avg_hops\":%.6f,\"max_hops\":%d,\"max_gateway_msgs\":%.0f,\"max_bridge_msgs\":%.0f,"
            "\"bridge_transit_msgs\":%.0f,\"moved_nodes\":%d,\"floor_time_s\":%.9g,\"simulated_time_s\":%.9g,\"bandwidth_gbps\":%.6g,"
-           "\"messages\":%ld,\"wall_s\":%.3f}",
+           "\"simgrid_comms\":%ld,\"wall_s\":%.3f}",
            r[i].avg_hops, r[i].max_hops, r[i].max_gw_msgs, r[i].max_bridge_msgs, r[i].transit_msgs, r[i].moved,
            r[i].t_floor,
            r[i].t_sim, r[i].gbps, r[i].nmsgs, r[i].wall);
