@@ -3,6 +3,8 @@
  * accessors every model shares. */
 #include <string.h>
 
+#include <unistd.h>
+
 #include "topology/tcheck.h"
 
 static void presets(void) {
@@ -62,7 +64,31 @@ static void bridges(void) {
   for (int g = 0; g < 8; g++) CHECK_INT(ferry_topo_gateway_node(m, g), want[g]);
   CHECK_INT(ferry_topo_gateway_of_node(m, 98), 2);
   CHECK_INT(ferry_topo_gateway_of_node(m, 0), -1);
-  /* node (1,0,1,3,1) sits in the tile at origin (0,0,0,0,0) */
+  /* pset default: I/O node 0's pset is the tiles of bridges 34 and 50
+   * (A 0-1, B 0-1, C 0-3); its 126 other nodes in node order, 63 each:
+   * A=0 (62 nodes) and A=1,B=0,C=0,D=0,E=0 go to bridge 34, the rest to 50.
+   * Node (1,0,1,3,1) is in the tile of bridge 34 but goes to 50; node
+   * (0,0,2,1,0) goes to 34 through bridge 50 (B first: (0,1,2,1,0)). */
+  CHECK_INT(ferry_topo_default_gateway(m, 128 + 8 + 6 + 1), 1);
+  CHECK_INT(ferry_topo_default_gateway(m, 128), 0);
+  CHECK_INT(ferry_topo_default_gateway(m, 129), 1);
+  CHECK_INT(ferry_topo_default_gateway(m, 2 * 8 + 1 * 2), 0);
+  {
+    int links[FERRY_TOPO_MAX_ROUTE], len = ferry_topo_route(m, 2 * 8 + 1 * 2, 34, links), through = 0;
+    for (int h = 0; h < len - 1; h++) {
+      int a, b;
+      ferry_topo_link_ends(m, links[h], &a, &b);
+      through += b == 50;
+    }
+    CHECK_INT(through, 1);
+  }
+  int share[8] = {0};
+  for (int v = 0; v < 512; v++) share[ferry_topo_gateway_of_node(m, v) >= 0 ? ferry_topo_gateway_of_node(m, v)
+                                                                           : ferry_topo_default_gateway(m, v)]++;
+  for (int g = 0; g < 8; g++) CHECK_INT(share[g], 64);
+  ferry_topo_free(m);
+  /* default=tile: node (1,0,1,3,1) sits in the tile at origin (0,0,0,0,0) */
+  m = tc_machine("bgq:512,default=tile");
   CHECK_INT(ferry_topo_default_gateway(m, 128 + 8 + 6 + 1), 0);
   /* exit links: the bridge -> I/O node link, 2 GB/s like torus links */
   CHECK_NEAR(ferry_topo_link_bandwidth(m, ferry_topo_gateway_exit_link(m, 0)), 2e9, 0);
@@ -97,6 +123,48 @@ static void bridges(void) {
     }
   }
   CHECK_INT(bad, 0);
+  ferry_topo_free(m);
+}
+
+/* default=map:FILE: the pset default dumped as node ids, then as
+ * coordinates, loads back to the same assignment; bad maps are errors. */
+static void bridge_map(void) {
+  const char *tmp = getenv("FERRY_TEST_TMP");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  char path[512], spec[700], err[256];
+  snprintf(path, sizeof path, "%s/topo_map_%d.txt", tmp, (int)getpid());
+  ferry_topo_machine *m = tc_machine("bgq:512"), *x = NULL;
+  for (int form = 0; form < 2; form++) {
+    FILE *f = fopen(path, "w");
+    fprintf(f, "# bridge of each node, node order\n");
+    for (int v = 0; v < 512; v++) {
+      int b = ferry_topo_gateway_node(m, ferry_topo_default_gateway(m, v)), c[8];
+      if (form == 0) fprintf(f, "%d\n", b);
+      else {
+        ferry_topo_coords(m, b, c);
+        fprintf(f, "%d %d %d %d %d\n", c[0], c[1], c[2], c[3], c[4]);
+      }
+    }
+    fclose(f);
+    snprintf(spec, sizeof spec, "bgq:512,default=map:%s", path);
+    x = tc_machine(spec);
+    int bad = 0;
+    for (int v = 0; v < 512; v++) bad += ferry_topo_default_gateway(x, v) != ferry_topo_default_gateway(m, v);
+    CHECK_INT(bad, 0);
+    ferry_topo_free(x);
+  }
+  /* a node that is not a bridge, and a short map */
+  FILE *f = fopen(path, "w");
+  fprintf(f, "0\n");
+  fclose(f);
+  x = NULL;
+  CHECK(ferry_topo_create(spec, &x, err, sizeof err) < 0 && x == NULL && strstr(err, "bridges"));
+  f = fopen(path, "w");
+  fprintf(f, "34\n");
+  fclose(f);
+  CHECK(ferry_topo_create(spec, &x, err, sizeof err) < 0 && strstr(err, "1 lines for 512 nodes"));
+  remove(path);
+  CHECK(ferry_topo_create(spec, &x, err, sizeof err) < 0 && strstr(err, "cannot open"));
   ferry_topo_free(m);
 }
 
@@ -162,6 +230,7 @@ static void others(void) {
 int main(void) {
   presets();
   bridges();
+  bridge_map();
   errors();
   others();
   return tc_done("test_topo_machine");

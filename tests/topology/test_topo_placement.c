@@ -51,7 +51,7 @@ int main(void) {
 
   /* on BG/Q every TAPIOCA aggregator is one of its domain's senders and
    * no node hosts two while a sender is free */
-  m = tc_machine("bgq:512");
+  m = tc_machine("bgq:512,default=tile"); /* psets = tiles, as below */
   int nd = 64;
   size_t *doff = malloc((size_t)(nd + 1) * sizeof *doff);
   ferry_topo_sender *ds = malloc(512 * sizeof *ds);

@@ -13,15 +13,17 @@ static void usage(FILE *o) {
           "          [--aggregators N] [--cb-buffer SIZE] [--gateway-mem SIZE] [--mem-cap N]\n"
           "          [--slack N] [--msg-cost S] [--no-fair-share] [--detail]\n"
           "                                    one row per assignment / aggregator placement\n"
-          "  replay RUN.json --machine SPEC [--ppn N] [--assign default|route-aware|refined]\n"
-          "          [--json] [--top-links K] [--links-csv FILE] [--simulate]\n"
+          "  replay RUN.json --machine SPEC [--ppn N] [--assign default|route-aware|route-aware-flat|refined]\n"
+          "          [--json] [--top-links K] [--links-csv FILE] [--simulate [--msg-cost S]]\n"
           "                                    cost a FERRY_TRACE log on a model\n"
           "  simulate --machine SPEC [--ppn N] [--bytes-per-rank SIZE] [--msg-cost S] [--coalesce] [--json]\n"
+          "          [--assign ROW,ROW] [--split-messages]\n"
           "                                    default / route-aware / aggregated I/O run on SimGrid\n"
           "  plot --machine SPEC [--ppn N] [--bytes-per-rank SIZE] [--out DIR] [--plane X,Y]\n"
           "          [--at COORDS] [--script PATH]\n"
           "                                    link heat map, link-load histogram, gateway loads\n"
-          "SPEC: bgq:512 | bgq:4x4x4x4x2[,mesh=D][,order=EDCBA] | bgq:mira | torus:8x8x8\n"
+          "SPEC: bgq:512 | bgq:4x4x4x4x2[,mesh=D][,order=EDCBA][,default=pset|tile|nearest|map:FILE]\n"
+          "      bgq:mira | torus:8x8x8\n"
           "      dragonfly:theta | dragonfly:edison | fattree:k=16,levels=3 | flat:64\n");
 }
 
