@@ -353,6 +353,22 @@ static void simulate(void) {
     CHECK_NEAR(num(&r0, "simulated_time_s") / (0.536871152 + 1024 * 0.09535), 1.0, 0.01);
   }
   json_free(&d);
+  /* compare --simulate: SimGrid beside the floor on every row; the floor
+   * is a lower bound, and the per-request cost adds to the transfer
+   * (1024 x 1 ms after 0.537 s) where the floor takes the larger */
+  CHECK_INT(parse("compare --machine bgq:512,default=tile --simulate --msg-cost 1e-3 --json", &d), 0);
+  res = json_get(&d, "results");
+  CHECK(nitems(res) == 6);
+  for (size_t i = 0; i < nitems(res); i++) {
+    jv r = item(res, i);
+    CHECK(num(&r, "simulated_time_s") >= num(&r, "modelled_time_s") * (1 - 1e-6));
+  }
+  if (nitems(res) == 6) {
+    jv r0 = item(res, 0);
+    CHECK_NEAR(num(&r0, "modelled_time_s"), 1.024 + 6 * 40e-9, 1e-9);
+    CHECK_NEAR(num(&r0, "simulated_time_s") / (0.536870912 + 1.024), 1.0, 0.01);
+  }
+  json_free(&d);
   int st;
   free(run("simulate --machine bgq:32 --assign nothing", &st));
   CHECK_INT(st, 1);

@@ -38,4 +38,6 @@ void cmd_scen_cfg(const topo_opts *o, const ferry_topo_machine *m, scen_cfg *c) 
   c->cost.msg_cost = o->msg_cost;
   c->cost.fair_share = o->fair_share;
   c->cost.max_epochs = 0;
+  c->simulate = o->simulate;
+  c->sim = (sim_params){o->msg_cost, 0, o->split};
 }

@@ -161,6 +161,7 @@ int cmd_replay(int argc, char **argv) {
   }
   scen_row row;
   memset(&row, 0, sizeof row);
+  row.t_sim = o.simulate ? sr.t_sim : -1;
   snprintf(row.name, sizeof row.name, "replay%s%s", nw ? "-" : "", nw ? ferry_topo_assign_name(algo) : "");
   scen_row_from_metrics(m, &mt, &row);
   if (o.json) {

@@ -11,7 +11,7 @@ static void usage(FILE *o) {
           "  machines [--json]                 list machine presets, sizes and gateways\n"
           "  compare --machine SPEC [--ppn N] [--bytes-per-rank SIZE] [--coalesce] [--json|--markdown]\n"
           "          [--aggregators N] [--cb-buffer SIZE] [--gateway-mem SIZE] [--mem-cap N]\n"
-          "          [--slack N] [--msg-cost S] [--no-fair-share] [--detail]\n"
+          "          [--slack N] [--msg-cost S] [--no-fair-share] [--detail] [--simulate [--split-messages]]\n"
           "                                    one row per assignment / aggregator placement\n"
           "  replay RUN.json --machine SPEC [--ppn N] [--assign default|route-aware|route-aware-flat|refined]\n"
           "          [--json] [--top-links K] [--links-csv FILE] [--simulate [--msg-cost S]]\n"

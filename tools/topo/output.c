@@ -3,9 +3,17 @@
 
 #include <stdlib.h>
 
+static int simulated(const scen_row *rows, int n) {
+  for (int i = 0; i < n; i++)
+    if (rows[i].t_sim >= 0) return 1;
+  return 0;
+}
+
 void out_table(FILE *o, const scen_row *rows, int n, int detail) {
+  int sim = simulated(rows, n);
   fprintf(o, "%-24s %9s %9s %15s %17s %17s %18s %16s", "assignment", "avg_hops", "max_hops", "max_link_load",
           "hop_bytes", "max_gateway_msgs", "max_gateway_bytes", "modelled_time_s");
+  if (sim) fprintf(o, " %16s", "simulated_time_s");
   if (detail)
     fprintf(o, " %16s %14s %13s %8s %9s  %s", "fair_share_s", "link_floor_s", "transit_msgs", "moved", "cpu_s",
             "max_link");
@@ -14,6 +22,7 @@ void out_table(FILE *o, const scen_row *rows, int n, int detail) {
     const scen_row *r = &rows[i];
     fprintf(o, "%-24s %9.3f %9d %15.0f %17.0f %17.0f %18.0f %16.6f", r->name, r->avg_hops, r->max_hops,
             r->max_link_load, r->hop_bytes, r->max_gw_msgs, r->max_gw_bytes, r->t_model);
+    if (sim) fprintf(o, " %16.6f", r->t_sim);
     if (detail)
       fprintf(o, " %16.6f %14.6f %13.0f %8d %9.3f  %s", r->t_fair, r->t_links, r->transit_msgs, r->moved, r->secs,
               r->max_link);
@@ -22,14 +31,16 @@ void out_table(FILE *o, const scen_row *rows, int n, int detail) {
 }
 
 void out_markdown(FILE *o, const scen_row *rows, int n, int detail) {
+  int sim = simulated(rows, n);
   fprintf(o, "| assignment | avg_hops | max_hops | max_link_load | hop_bytes | max_gateway_msgs | max_gateway_bytes | "
-             "modelled_time_s |%s\n",
-          detail ? " fair_share_s | transit_msgs | moved |" : "");
-  fprintf(o, "|---|---:|---:|---:|---:|---:|---:|---:|%s\n", detail ? "---:|---:|---:|" : "");
+             "modelled_time_s |%s%s\n",
+          sim ? " simulated_time_s |" : "", detail ? " fair_share_s | transit_msgs | moved |" : "");
+  fprintf(o, "|---|---:|---:|---:|---:|---:|---:|---:|%s%s\n", sim ? "---:|" : "", detail ? "---:|---:|---:|" : "");
   for (int i = 0; i < n; i++) {
     const scen_row *r = &rows[i];
     fprintf(o, "| %s | %.3f | %d | %.0f | %.4g | %.0f | %.0f | %.4f |", r->name, r->avg_hops, r->max_hops,
             r->max_link_load, r->hop_bytes, r->max_gw_msgs, r->max_gw_bytes, r->t_model);
+    if (sim) fprintf(o, " %.4f |", r->t_sim);
     if (detail) fprintf(o, " %.4f | %.0f | %d |", r->t_fair, r->transit_msgs, r->moved);
     fputc('\n', o);
   }
@@ -59,6 +70,7 @@ void out_json_results(FILE *o, const scen_row *rows, int n, int detail) {
             r->t_fair, r->t_links);
     out_json_string(o, r->max_link);
     fprintf(o, ",\"transit_msgs\":%.0f,\"moved_nodes\":%d", r->transit_msgs, r->moved);
+    if (r->t_sim >= 0) fprintf(o, ",\"simulated_time_s\":%.9g", r->t_sim);
     if (r->naggs) fprintf(o, ",\"aggregators\":%d", r->naggs);
     if (detail) fprintf(o, ",\"refine_moves\":%ld,\"cpu_s\":%.6f", r->refine_moves, r->secs);
     fputc('}', o);

@@ -34,6 +34,17 @@ int scen_naggs(const scen_cfg *c) {
   return a < n ? a : n;
 }
 
+/* SimGrid's time for a flow set, or -1 with the reason on stderr. */
+static double sim_time(const scen_cfg *c, const ferry_topo_flow *fl, size_t n) {
+  sim_result r;
+  char err[256];
+  if (sim_run(c->m, fl, n, &c->sim, &r, err, sizeof err)) {
+    fprintf(stderr, "ferry-topo: %s\n", err);
+    return -1;
+  }
+  return r.t_sim;
+}
+
 void scen_row_from_metrics(const ferry_topo_machine *m, const ferry_topo_metrics *mt, scen_row *row) {
   row->avg_hops = mt->avg_hops;
   row->max_hops = mt->max_hops;
@@ -79,6 +90,8 @@ int scen_independent(const scen_cfg *c, ferry_topo_assign_algo algo, scen_row *r
   row->refine_moves = st.refine_moves;
   row->mem_cap = ap.mem_cap;
   row->secs = now() - t0;
+  row->t_sim = c->simulate ? sim_time(c, fl, (size_t)n) : -1;
+  if (c->simulate && row->t_sim < 0) rc = -EIO;
   if (mt_keep) *mt_keep = mt;
   else ferry_topo_metrics_free(&mt);
   if (gw_keep) memcpy(gw_keep, gw, (size_t)n * sizeof *gw);
@@ -203,6 +216,13 @@ int scen_collective(const scen_cfg *c, ferry_topo_agg_method method, scen_row *r
   combine(m, &m1, &m2, written, row);
   row->naggs = nd;
   row->secs = now() - t0;
+  row->t_sim = -1;
+  if (c->simulate) {
+    /* the exchange, then the aggregators' writes */
+    double a = sim_time(c, f1, ns), b = a < 0 ? -1 : sim_time(c, f2, (size_t)nd);
+    if (b < 0) rc = -EIO;
+    else row->t_sim = a + b;
+  }
 out:
   ferry_topo_metrics_free(&m1);
   ferry_topo_metrics_free(&m2);

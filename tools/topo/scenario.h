@@ -4,6 +4,7 @@
 #ifndef FERRY_TOPO_SCENARIO_H
 #define FERRY_TOPO_SCENARIO_H
 
+#include "sim.h"
 #include "topology/topology.h"
 
 typedef struct {
@@ -17,6 +18,8 @@ typedef struct {
   int mem_cap;        /* < 0 => the seed's rule */
   int slack;
   ferry_topo_cost_params cost;
+  int simulate;       /* also run each row's flows on SimGrid */
+  sim_params sim;
 } scen_cfg;
 
 typedef struct {
@@ -34,6 +37,7 @@ typedef struct {
   int naggs;
   int mem_cap;
   double secs;        /* CPU time of assignment/placement + evaluation */
+  double t_sim;       /* SimGrid's time (two-phase: the phases' sum), or -1 */
 } scen_row;
 
 /* The seed's memory cap: nodes a forwarder may take on. */
