@@ -1,5 +1,5 @@
 # ferry: thin wrapper over CMake. Two builds, one per MPI ABI, side by side.
-.PHONY: all deps build openmpi mpich test demo bench clean
+.PHONY: all deps build openmpi mpich test demo bench clean pfs-up pfs-down pfs-status
 
 JOBS ?= $(shell nproc)
 CMAKE_COMMON = -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -38,6 +38,16 @@ demo: build
 
 bench: build
 	bash scripts/bench.sh
+
+# The GlusterFS testbed (scripts/pfs.sh): exit 77 where it cannot run here.
+pfs-up:
+	bash scripts/pfs.sh up
+
+pfs-down:
+	bash scripts/pfs.sh down
+
+pfs-status:
+	bash scripts/pfs.sh status
 
 clean:
 	rm -rf build .deps.stamp

@@ -8,7 +8,8 @@ debs=(build-essential cmake ninja-build pkg-config
       libhdf5-openmpi-dev libhdf5-mpich-dev
       valgrind cppcheck clang libclang-rt-14-dev
       python3 python3-matplotlib python3-numpy
-      libsimgrid-dev libjansson-dev)
+      libsimgrid-dev libjansson-dev
+      glusterfs-server glusterfs-client)
 
 missing=()
 for p in "${debs[@]}"; do

@@ -54,6 +54,7 @@ static void shadow_refresh(ferry_file *sh, const ferry_file *f)
     sh->fd = f->fd;
     sh->fd_readable = f->fd_readable;
     sh->fstype = f->fstype;
+    sh->fs = f->fs;
     sh->hints = f->hints;
     sh->view = f->view;
     sh->atomic = f->atomic;

@@ -43,6 +43,7 @@ typedef struct ferry_file {
     ferry_fd fd;
     int fd_readable;          /* WRONLY files are opened read-write when allowed, for read-modify-write */
     ferry_fs_type fstype;
+    ferry_fs_info fs;         /* what the file system is and guarantees (driver/fsinfo.h) */
     ferry_hints hints;
     ferry_view view;
     int64_t fp;               /* individual file pointer, etype units */

@@ -73,6 +73,20 @@ static int open_fd(ferry_file *f, int flags)
     return f->fd.drv->open(f->path, flags, &f->fd);
 }
 
+/* What the file system is and allows, once the file exists (its stripe
+ * layout is the file's own). Rank 0 asks and the others take its answer, so
+ * rules built on it agree across ranks by construction. */
+static void probe_fs(ferry_file *f)
+{
+    if (f->rank == 0)
+        ferry_fs_probe(f->path, &f->fs);
+    if (f->size > 1)
+        MPI_Bcast(&f->fs, (int)sizeof f->fs, MPI_BYTE, 0, f->comm);
+    ferry_fs_apply_hints(&f->fs, f->hints.striping_unit, f->hints.striping_factor);
+    f->fstype = f->fs.type;
+    f->stats.fs = f->fs;
+}
+
 int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err,
                     ferry_file **out)
 {
@@ -103,7 +117,6 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     const char *stripped;
     f->fd.drv = ferry_driver_for(f->filename, &stripped);
     f->path = f->filename + (stripped - f->filename);
-    f->fstype = f->fd.drv->fs_type(f->path);
 
     ferry_hint_warnings w = {0};
     ferry_hints_defaults(&f->hints);
@@ -172,9 +185,14 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
         file_free(f);
         return ferry_err(MPI_ERR_NO_MEM, "out of memory registering a file handle");
     }
+    probe_fs(f);
     ferry_forward_open(f);
-    if (ferry_env_hints_display() && f->rank == 0)
+    if (ferry_env_hints_display() && f->rank == 0) {
         ferry_hints_display(&f->hints, f->filename, stderr);
+        char fs[256];
+        ferry_fs_describe(&f->fs, fs, sizeof fs);
+        fprintf(stderr, "  file system %s\n", fs);
+    }
     ferry_stats_phase(&f->stats, FERRY_PHASE_OPEN, t0);
     *out = f;
     return MPI_SUCCESS;

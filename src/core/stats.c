@@ -231,6 +231,7 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
 
     t.ranks = size;
     t.nodes = nodes;
+    t.fs = s->fs;
     for (int i = 0; i < ferry_stats_ncounters; i++)
         t.counter[i] = rsum[i];
     for (int k = 0; k < NK; k++) {

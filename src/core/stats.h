@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "driver/fsinfo.h"
+
 typedef enum {
     FERRY_PHASE_OPEN = 0,
     FERRY_PHASE_META,     /* metadata exchange: offsets, counts, pattern agreement */
@@ -52,6 +54,7 @@ typedef struct ferry_stats {
     int64_t strategy_calls[FERRY_KIND_COUNT];
     /* seconds spent per phase on this rank */
     double phase[FERRY_PHASE_COUNT];
+    ferry_fs_info fs; /* the file system, as the open found it (the same on every rank) */
 } ferry_stats;
 
 double ferry_now(void);

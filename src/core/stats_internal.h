@@ -28,6 +28,7 @@ typedef struct ferry_stats_total {
     char strategy[FERRY_KIND_COUNT][24];
     char reason[FERRY_KIND_COUNT][FERRY_REASON_LEN];
     double tmin[FERRY_PHASE_COUNT], tmax[FERRY_PHASE_COUNT], tavg[FERRY_PHASE_COUNT];
+    ferry_fs_info fs;                          /* rank 0's; name empty: not known */
 } ferry_stats_total;
 
 /* Value of the counter named `name` in t (0 if unknown). */

@@ -194,6 +194,11 @@ void ferry_stats_print_table(const ferry_stats_total *t, const char *filename, F
     sb_printf(&b, "ferry: statistics for \"%s\"\n", filename ? filename : "");
     sb_printf(&b, "  ranks %d, nodes %d, aggregators %" PRId64 " of %d ranks\n", t->ranks, t->nodes,
               G("aggregators"), t->ranks);
+    if (t->fs.name[0]) {
+        char fs[256];
+        ferry_fs_describe(&t->fs, fs, sizeof fs);
+        sb_printf(&b, "  file system %s\n", fs);
+    }
     sb_printf(&b, "  %-34s %14s %14s\n", "", "read", "write");
     row_n(&b, "independent calls", G("ind_reads"), G("ind_writes"), 0, 0);
     row_n(&b, "collective calls", G("coll_reads"), G("coll_writes"), 0, 0);
@@ -264,7 +269,21 @@ char *ferry_stats_json_record(const ferry_stats_total *t, const char *filename, 
         sb_printf(&b, "%s\"%s\":{\"min\":%.9g,\"max\":%.9g,\"avg\":%.9g}", p ? "," : "",
                   ferry_phase_name((ferry_phase)p), fin(t->tmin[p]), fin(t->tmax[p]),
                   fin(t->tavg[p]));
-    sb_printf(&b, "},\"hints\":");
+    sb_printf(&b, "}");
+    if (t->fs.name[0]) {
+        const ferry_fs_info *fs = &t->fs;
+        sb_printf(&b, ",\"filesystem\":{\"name\":");
+        sb_json_str(&b, fs->name);
+        sb_printf(&b, ",\"type\":\"%s\",\"class\":\"%s\",\"stripe_unit\":%" PRId64 ",\"stripe_count\":%d,"
+                      "\"stripe_source\":\"%s\",\"stripe_how\":",
+                  ferry_fs_type_name(fs->type), ferry_fs_class_name(fs->fs_class), fs->stripe_unit,
+                  fs->stripe_count, ferry_stripe_source_name(fs->stripe_src));
+        sb_json_str(&b, fs->stripe_how);
+        sb_printf(&b, ",\"coherent_locks\":%s,\"coherent_cache\":%s,\"rmw_safe\":%s}",
+                  fs->coherent_locks ? "true" : "false", fs->coherent_cache ? "true" : "false",
+                  fs->rmw_safe ? "true" : "false");
+    }
+    sb_printf(&b, ",\"hints\":");
     /* the caller's object, kept on one line; anything that is not an object is replaced by {} */
     const char *h = hints_json;
     while (h && (*h == ' ' || *h == '\t' || *h == '\n' || *h == '\r'))

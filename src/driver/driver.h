@@ -11,14 +11,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-typedef enum {
-    FERRY_FS_UNKNOWN = 0,
-    FERRY_FS_LOCAL,  /* ext4, xfs, btrfs: one node's disk */
-    FERRY_FS_TMPFS,  /* memory */
-    FERRY_FS_NFS,
-    FERRY_FS_LUSTRE,
-    FERRY_FS_GPFS,
-} ferry_fs_type;
+#include "driver/fsinfo.h"
 
 typedef struct ferry_fd {
     int fd;
@@ -52,6 +45,5 @@ const ferry_driver *ferry_driver_posix(void);
 /* The driver for a path: honours "ufs:"-style prefixes and returns the path
  * with the prefix stripped. */
 const ferry_driver *ferry_driver_for(const char *path, const char **stripped);
-const char *ferry_fs_type_name(ferry_fs_type t);
 
 #endif

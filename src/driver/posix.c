@@ -241,13 +241,6 @@ static int posix_remove(const char *path)
     return unlink(path) < 0 ? -errno : 0;
 }
 
-#ifndef TMPFS_MAGIC
-#define TMPFS_MAGIC 0x01021994
-#endif
-#define FERRY_LUSTRE_MAGIC 0x0BD00BD0
-#define FERRY_GPFS_MAGIC 0x47504653
-#define FERRY_NFS_MAGIC 0x6969
-
 /* The directory holding path, for statfs before a create and for fsync after. */
 static int dir_of(const char *path, char *dir, size_t cap)
 {
@@ -267,18 +260,9 @@ static int dir_of(const char *path, char *dir, size_t cap)
 
 static ferry_fs_type posix_fs_type(const char *path)
 {
-    struct statfs sf;
-    char dir[4096];
-    if (statfs(path, &sf) < 0 &&
-        (dir_of(path, dir, sizeof dir) < 0 || statfs(dir, &sf) < 0))
-        return FERRY_FS_UNKNOWN;
-    switch ((unsigned long)sf.f_type) {
-    case TMPFS_MAGIC: return FERRY_FS_TMPFS;
-    case FERRY_LUSTRE_MAGIC: return FERRY_FS_LUSTRE;
-    case FERRY_GPFS_MAGIC: return FERRY_FS_GPFS;
-    case FERRY_NFS_MAGIC: return FERRY_FS_NFS;
-    default: return FERRY_FS_LOCAL;
-    }
+    ferry_fs_info fs;
+    ferry_fs_probe(path, &fs);
+    return fs.type;
 }
 
 static int posix_sync_dir(const char *path)

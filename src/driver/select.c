@@ -19,15 +19,3 @@ const ferry_driver *ferry_driver_for(const char *path, const char **stripped)
     }
     return ferry_driver_posix();
 }
-
-const char *ferry_fs_type_name(ferry_fs_type t)
-{
-    switch (t) {
-    case FERRY_FS_LOCAL: return "local";
-    case FERRY_FS_TMPFS: return "tmpfs";
-    case FERRY_FS_NFS: return "nfs";
-    case FERRY_FS_LUSTRE: return "lustre";
-    case FERRY_FS_GPFS: return "gpfs";
-    default: return "unknown";
-    }
-}

@@ -26,7 +26,7 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
     int64_t avg = p->runs ? p->bytes / p->runs : 0;
     char a[32];
     human(a, sizeof a, avg);
-    int parallel_fs = f->fstype == FERRY_FS_LUSTRE || f->fstype == FERRY_FS_GPFS;
+    int parallel_fs = f->fs.fs_class == FERRY_FS_CLASS_PARALLEL;
     /* A piece this large is already a good system call. */
     int64_t big = parallel_fs ? (int64_t)1 << 20 : (int64_t)256 << 10;
     if (f->hints.striping_unit > big)

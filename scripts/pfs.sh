@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# The GlusterFS testbed: a sharded volume (4 bricks, 4 MB shards, the way
+# Lustre stripes over OSTs) and a plain distribute volume, on brick
+# directories of this machine, mounted through FUSE over loopback.
+#
+#   scripts/pfs.sh up       start what is not running, create/start/mount what is missing
+#   scripts/pfs.sh down     undo only what `up` did (glusterd only if `up` started it)
+#   scripts/pfs.sh status   one line per volume; exit 0 when both are mounted
+#   scripts/pfs.sh env      FERRY_PFS_SHARD=... FERRY_PFS_DIST=... (for eval)
+#
+# Exit status 77 means "cannot run here" (no FUSE, no GlusterFS, not root):
+# callers skip, never fail. The reason is printed in one line.
+# Client translators keep GlusterFS's defaults (write-behind, io-cache,
+# read-ahead, quick-read, stat-prefetch, open-behind on): the testbed behaves
+# like the volumes users get.
+set -uo pipefail
+
+SKIP=77
+ROOT=${FERRY_PFS_ROOT:-/var/lib/ferry-pfs}
+MNT=${FERRY_PFS_MNT:-/mnt/ferry-pfs}
+STATE=$ROOT/state
+HOST=$(hostname)
+VOLS=(ferry-shard ferry-dist)
+
+say() { echo "pfs: $*"; }
+g() { timeout 60 gluster --mode=script "$@"; }
+mnt_of() { echo "$MNT/${1#ferry-}"; }
+mounted() { awk -v d="$1" '$2==d && $3=="fuse.glusterfs"{f=1} END{exit !f}' /proc/self/mounts; }
+
+can_run() {
+  [ "$(id -u)" -eq 0 ] || { say "skipped: needs root to run glusterd and mount (uid $(id -u))"; return 1; }
+  command -v glusterd >/dev/null && command -v gluster >/dev/null && command -v glusterfs >/dev/null ||
+    { say "skipped: GlusterFS is not installed (scripts/deps.sh installs glusterfs-server glusterfs-client)"; return 1; }
+  [ -c /dev/fuse ] || { say "skipped: no /dev/fuse on this machine, so no FUSE mount"; return 1; }
+  return 0
+}
+
+glusterd_up() { g volume list >/dev/null 2>&1; }
+
+start_glusterd() {
+  glusterd_up && return 0
+  mkdir -p "$STATE"
+  glusterd --pid-file="$STATE/glusterd.pid" || { say "skipped: glusterd did not start"; return 1; }
+  echo started >"$STATE/glusterd.ours"
+  for _ in $(seq 1 100); do glusterd_up && return 0; sleep 0.1; done
+  say "skipped: glusterd started but does not answer"; return 1
+}
+
+vol_exists() { g volume info "$1" >/dev/null 2>&1; }
+vol_started() { g volume info "$1" 2>/dev/null | grep -q '^Status: Started'; }
+
+create_vol() {
+  local v=$1 bricks=()
+  for i in 1 2 3 4; do mkdir -p "$ROOT/bricks/$v/b$i"; bricks+=("$HOST:$ROOT/bricks/$v/b$i"); done
+  g volume create "$v" "${bricks[@]}" force >/dev/null || return 1
+  if [ "$v" = ferry-shard ]; then
+    g volume set "$v" features.shard on >/dev/null || return 1
+    g volume set "$v" features.shard-block-size 4MB >/dev/null || return 1
+  fi
+  echo created >"$STATE/$v.created"
+}
+
+up() {
+  can_run || exit $SKIP
+  mkdir -p "$STATE"
+  start_glusterd || exit $SKIP
+  for v in "${VOLS[@]}"; do
+    local d; d=$(mnt_of "$v")
+    if ! vol_exists "$v"; then create_vol "$v" || { say "cannot create volume $v"; exit 1; }; fi
+    if ! vol_started "$v"; then
+      g volume start "$v" >/dev/null || { say "cannot start volume $v"; exit 1; }
+      echo started >"$STATE/$v.started"
+    fi
+    if ! mounted "$d"; then
+      mkdir -p "$d"
+      local ok=0
+      for _ in 1 2 3 4 5 6 7 8 9 10; do
+        mount -t glusterfs "$HOST:/$v" "$d" 2>/dev/null && mounted "$d" && { ok=1; break; }
+        sleep 0.5
+      done
+      [ $ok = 1 ] || { say "cannot mount $v on $d"; exit 1; }
+      echo mounted >"$STATE/$v.mounted"
+    fi
+  done
+  status
+}
+
+down() {
+  [ -d "$STATE" ] || { say "nothing started by pfs.sh"; return 0; }
+  for v in "${VOLS[@]}"; do
+    local d; d=$(mnt_of "$v")
+    if [ -f "$STATE/$v.mounted" ]; then
+      mounted "$d" && { umount "$d" 2>/dev/null || umount -l "$d"; }
+      rm -f "$STATE/$v.mounted"
+    fi
+    if [ -f "$STATE/$v.started" ]; then g volume stop "$v" force >/dev/null 2>&1; rm -f "$STATE/$v.started"; fi
+    if [ -f "$STATE/$v.created" ]; then
+      g volume delete "$v" >/dev/null 2>&1; rm -f "$STATE/$v.created"; rm -rf "${ROOT:?}/bricks/$v"
+    fi
+  done
+  if [ -f "$STATE/glusterd.ours" ]; then
+    local pid; pid=$(cat "$STATE/glusterd.pid" 2>/dev/null)
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null
+    rm -f "$STATE/glusterd.ours"
+  fi
+  say "down"
+}
+
+status() {
+  local rc=0
+  for v in "${VOLS[@]}"; do
+    local d; d=$(mnt_of "$v")
+    if mounted "$d"; then say "$v mounted on $d"; else say "$v not mounted ($d)"; rc=1; fi
+  done
+  return $rc
+}
+
+env_out() {
+  echo "FERRY_PFS_SHARD=$(mnt_of ferry-shard)"
+  echo "FERRY_PFS_DIST=$(mnt_of ferry-dist)"
+}
+
+case "${1:-status}" in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  env) env_out ;;
+  *) echo "usage: $0 up|down|status|env" >&2; exit 2 ;;
+esac

@@ -1,0 +1,412 @@
+/*
+ * File-system detection: the statfs magic says which kernel driver serves a
+ * path (all FUSE file systems share one magic), the mount table says which
+ * file system it really is ("fuse.glusterfs"). The guarantees per type are
+ * what each file system documents for its default mount; docs/filesystems.md
+ * has the reasons, and the GlusterFS ones were measured on the testbed.
+ */
+#define _GNU_SOURCE
+#include "driver/fsinfo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#define MAGIC_EXT4 0xEF53UL
+#define MAGIC_XFS 0x58465342UL
+#define MAGIC_BTRFS 0x9123683EUL
+#define MAGIC_TMPFS 0x01021994UL
+#define MAGIC_RAMFS 0x858458F6UL
+#define MAGIC_OVERLAY 0x794C7630UL
+#define MAGIC_ZFS 0x2FC12FC1UL
+#define MAGIC_F2FS 0xF2F52010UL
+#define MAGIC_NFS 0x6969UL
+#define MAGIC_LUSTRE 0x0BD00BD0UL
+#define MAGIC_GPFS 0x47504653UL
+#define MAGIC_FUSE 0x65735546UL
+#define MAGIC_CEPH 0x00C36400UL
+#define MAGIC_BEEGFS 0x19830326UL
+
+/* Guarantees of each type's default mount. */
+typedef struct {
+    ferry_fs_type type;
+    ferry_fs_class cls;
+    int locks, cache, rmw;
+} fs_facts;
+
+static const fs_facts FACTS[] = {
+    {FERRY_FS_UNKNOWN, FERRY_FS_CLASS_UNKNOWN, 0, 0, 0},
+    {FERRY_FS_LOCAL, FERRY_FS_CLASS_LOCAL, 1, 1, 1},
+    {FERRY_FS_TMPFS, FERRY_FS_CLASS_LOCAL, 1, 1, 1},
+    /* close-to-open caching, but taking an fcntl lock revalidates the
+     * client's cache and releasing it flushes the dirty pages first */
+    {FERRY_FS_NFS, FERRY_FS_CLASS_NETWORK, 1, 0, 1},
+    /* LDLM extent locks keep client caches coherent; fcntl locks need -o flock */
+    {FERRY_FS_LUSTRE, FERRY_FS_CLASS_PARALLEL, 1, 1, 1},
+    {FERRY_FS_GPFS, FERRY_FS_CLASS_PARALLEL, 1, 1, 1},
+    /* brick-side locks are coherent; the FUSE client's caches are not (measured: docs/filesystems.md) */
+    {FERRY_FS_GLUSTER, FERRY_FS_CLASS_PARALLEL, 1, 0, 0},
+    /* tuneUseGlobalFileLocks=false by default: fcntl locks are node-local */
+    {FERRY_FS_BEEGFS, FERRY_FS_CLASS_PARALLEL, 0, 0, 0},
+    /* capabilities keep caches coherent, locks go through the MDS */
+    {FERRY_FS_CEPH, FERRY_FS_CLASS_PARALLEL, 1, 1, 1},
+    {FERRY_FS_FUSE, FERRY_FS_CLASS_NETWORK, 0, 0, 0},
+};
+
+static const struct {
+    const char *name;
+    ferry_fs_type type;
+} NAMES[] = {
+    {"ext2", FERRY_FS_LOCAL},     {"ext3", FERRY_FS_LOCAL},    {"ext4", FERRY_FS_LOCAL},
+    {"xfs", FERRY_FS_LOCAL},      {"btrfs", FERRY_FS_LOCAL},   {"zfs", FERRY_FS_LOCAL},
+    {"f2fs", FERRY_FS_LOCAL},     {"jfs", FERRY_FS_LOCAL},     {"reiserfs", FERRY_FS_LOCAL},
+    {"overlay", FERRY_FS_LOCAL},  {"vfat", FERRY_FS_LOCAL},    {"exfat", FERRY_FS_LOCAL},
+    {"ntfs3", FERRY_FS_LOCAL},    {"bcachefs", FERRY_FS_LOCAL}, {"tmpfs", FERRY_FS_TMPFS},
+    {"ramfs", FERRY_FS_TMPFS},    {"nfs", FERRY_FS_NFS},       {"nfs4", FERRY_FS_NFS},
+    {"lustre", FERRY_FS_LUSTRE},  {"gpfs", FERRY_FS_GPFS},     {"fuse.glusterfs", FERRY_FS_GLUSTER},
+    {"glusterfs", FERRY_FS_GLUSTER}, {"beegfs", FERRY_FS_BEEGFS}, {"ceph", FERRY_FS_CEPH},
+    {"fuse.ceph-fuse", FERRY_FS_CEPH}, {"fuse.ceph", FERRY_FS_CEPH},
+};
+
+static const struct {
+    unsigned long magic;
+    ferry_fs_type type;
+} MAGICS[] = {
+    {MAGIC_EXT4, FERRY_FS_LOCAL},   {MAGIC_XFS, FERRY_FS_LOCAL},     {MAGIC_BTRFS, FERRY_FS_LOCAL},
+    {MAGIC_OVERLAY, FERRY_FS_LOCAL}, {MAGIC_ZFS, FERRY_FS_LOCAL},    {MAGIC_F2FS, FERRY_FS_LOCAL},
+    {MAGIC_TMPFS, FERRY_FS_TMPFS},  {MAGIC_RAMFS, FERRY_FS_TMPFS},   {MAGIC_NFS, FERRY_FS_NFS},
+    {MAGIC_LUSTRE, FERRY_FS_LUSTRE}, {MAGIC_GPFS, FERRY_FS_GPFS},    {MAGIC_FUSE, FERRY_FS_FUSE},
+    {MAGIC_CEPH, FERRY_FS_CEPH},    {MAGIC_BEEGFS, FERRY_FS_BEEGFS},
+};
+
+void ferry_fs_classify(const char *fstype, unsigned long magic, ferry_fs_info *out)
+{
+    ferry_fs_type t = FERRY_FS_UNKNOWN;
+    for (size_t i = 0; fstype && i < sizeof NAMES / sizeof *NAMES; i++)
+        if (!strcmp(fstype, NAMES[i].name))
+            t = NAMES[i].type;
+    if (t == FERRY_FS_UNKNOWN && fstype && !strncmp(fstype, "fuse.", 5))
+        t = FERRY_FS_FUSE;
+    for (size_t i = 0; t == FERRY_FS_UNKNOWN && i < sizeof MAGICS / sizeof *MAGICS; i++)
+        if (magic == MAGICS[i].magic)
+            t = MAGICS[i].type;
+    const fs_facts *fa = &FACTS[0];
+    for (size_t i = 0; i < sizeof FACTS / sizeof *FACTS; i++)
+        if (FACTS[i].type == t)
+            fa = &FACTS[i];
+    out->type = t;
+    out->fs_class = fa->cls;
+    out->coherent_locks = fa->locks;
+    out->coherent_cache = fa->cache;
+    out->rmw_safe = fa->rmw;
+    out->magic = magic;
+    if (fstype && *fstype)
+        snprintf(out->name, sizeof out->name, "%s", fstype);
+    else
+        snprintf(out->name, sizeof out->name, "0x%lx", magic);
+}
+
+/* Copies one space-separated mountinfo field, undoing its octal escapes
+ * (\040 for a space). Returns the position after the field. */
+static const char *field(const char *s, const char *end, char *out, size_t cap)
+{
+    size_t n = 0;
+    while (s < end && *s != ' ' && *s != '\n') {
+        char c = *s++;
+        if (c == '\\' && end - s >= 3 && s[0] >= '0' && s[0] <= '3' && s[1] >= '0' && s[1] <= '7' &&
+            s[2] >= '0' && s[2] <= '7') {
+            c = (char)((s[0] - '0') * 64 + (s[1] - '0') * 8 + (s[2] - '0'));
+            s += 3;
+        }
+        if (n + 1 < cap)
+            out[n++] = c;
+    }
+    if (cap)
+        out[n] = 0;
+    while (s < end && *s == ' ')
+        s++;
+    return s;
+}
+
+static size_t prefix_len(const char *mnt, const char *path)
+{
+    size_t m = strlen(mnt);
+    if (m == 1 && mnt[0] == '/')
+        return path[0] == '/' ? 1 : 0;
+    if (strncmp(mnt, path, m) || (path[m] != '/' && path[m] != 0))
+        return 0;
+    return m;
+}
+
+int ferry_mountinfo_match(const char *text, const char *path, char *fstype, size_t fcap, char *mnt,
+                          size_t mcap)
+{
+    size_t best = 0;
+    int found = -1;
+    char point[PATH_MAX], type[64], skip[PATH_MAX];
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        if (!end)
+            end = line + strlen(line);
+        /* id parent major:minor root mount-point options [optional...] - type source options */
+        const char *s = line;
+        for (int i = 0; i < 4 && s < end; i++)
+            s = field(s, end, skip, sizeof skip);
+        s = field(s, end, point, sizeof point);
+        const char *dash = s;
+        while (dash < end && !(dash[0] == '-' && (dash == s || dash[-1] == ' ') && dash + 1 < end && dash[1] == ' '))
+            dash++;
+        if (point[0] == '/' && dash < end) {
+            field(dash + 2, end, type, sizeof type);
+            size_t l = prefix_len(point, path);
+            if (l && l >= best) {
+                best = l;
+                found = 0;
+                snprintf(fstype, fcap, "%s", type);
+                if (mnt && mcap)
+                    snprintf(mnt, mcap, "%s", point);
+            }
+        }
+        line = *end ? end + 1 : end;
+    }
+    return found;
+}
+
+static char *slurp(const char *file)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 16384, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (n == cap) {
+            char *nb = realloc(buf, 2 * cap + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    close(fd);
+    if (buf)
+        buf[n] = 0;
+    return buf;
+}
+
+static int dir_of(const char *path, char *dir, size_t cap)
+{
+    if (strlen(path) >= cap)
+        return -1;
+    snprintf(dir, cap, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, cap, ".");
+    return 0;
+}
+
+static int64_t xattr_int(const char *path, const char *name)
+{
+    char v[64];
+    ssize_t n = getxattr(path, name, v, sizeof v - 1);
+    if (n <= 0)
+        return 0;
+    v[n] = 0;
+    return strtoll(v, NULL, 10);
+}
+
+static void stripe_lustre(const char *path, ferry_fs_info *fs)
+{
+    /* struct lov_user_md_v1: magic, pattern, object id (16 B), stripe_size u32, stripe_count u16 */
+    unsigned char md[256];
+    ssize_t n = getxattr(path, "lustre.lov", md, sizeof md);
+    if (n < 32)
+        return;
+    uint32_t size;
+    uint16_t count;
+    memcpy(&size, md + 24, sizeof size);
+    memcpy(&count, md + 28, sizeof count);
+    if (size) {
+        fs->stripe_unit = size;
+        fs->stripe_count = count;
+        fs->stripe_src = FERRY_STRIPE_FS;
+        snprintf(fs->stripe_how, sizeof fs->stripe_how, "xattr lustre.lov");
+    }
+}
+
+static void stripe_ceph(const char *path, ferry_fs_info *fs)
+{
+    int64_t u = xattr_int(path, "ceph.file.layout.stripe_unit");
+    if (u > 0) {
+        fs->stripe_unit = u;
+        fs->stripe_count = (int)xattr_int(path, "ceph.file.layout.stripe_count");
+        fs->stripe_src = FERRY_STRIPE_FS;
+        snprintf(fs->stripe_how, sizeof fs->stripe_how, "xattr ceph.file.layout");
+    }
+}
+
+/* GlusterFS hides the shard size from clients (the shard translator filters
+ * its xattrs and refuses /.shard), so only the fact of sharding and the
+ * number of bricks can be learned: the brick count from the mount root's
+ * glusterfs.pathinfo, and sharding from EPERM on /.shard. */
+static void stripe_gluster(const char *mnt, ferry_fs_info *fs)
+{
+    char info[8192], p[PATH_MAX];
+    ssize_t n = getxattr(mnt, "glusterfs.pathinfo", info, sizeof info - 1);
+    int bricks = 0;
+    if (n > 0) {
+        info[n] = 0;
+        for (const char *s = info; (s = strstr(s, "<POSIX(")); s++)
+            bricks++;
+    }
+    snprintf(p, sizeof p, "%s/.shard", mnt);
+    struct stat st;
+    int sharded = stat(p, &st) < 0 && errno == EPERM;
+    if (sharded) {
+        fs->stripe_count = bricks;
+        fs->stripe_unit = (int64_t)64 << 20; /* features.shard-block-size default */
+        fs->stripe_src = FERRY_STRIPE_DEFAULT;
+        snprintf(fs->stripe_how, sizeof fs->stripe_how, "shard default; %d bricks from pathinfo", bricks);
+    } else if (bricks) {
+        /* distribute: a whole file lives on one brick, a network file system per file */
+        fs->fs_class = FERRY_FS_CLASS_NETWORK;
+        fs->stripe_count = 1;
+        fs->stripe_src = FERRY_STRIPE_FS;
+        snprintf(fs->stripe_how, sizeof fs->stripe_how, "unsharded, one brick of %d", bricks);
+    }
+}
+
+int ferry_fs_probe(const char *path, ferry_fs_info *out)
+{
+    memset(out, 0, sizeof *out);
+    char dir[PATH_MAX], real[PATH_MAX];
+    const char *at = path;
+    struct statfs sf;
+    int rc = statfs(path, &sf);
+    if (rc < 0 && dir_of(path, dir, sizeof dir) == 0) {
+        at = dir;
+        rc = statfs(dir, &sf);
+    }
+    unsigned long magic = rc == 0 ? (unsigned long)sf.f_type : 0;
+    char type[64] = "", mnt[PATH_MAX] = "";
+    char *text = realpath(at, real) ? slurp("/proc/self/mountinfo") : NULL;
+    if (text)
+        ferry_mountinfo_match(text, real, type, sizeof type, mnt, sizeof mnt);
+    free(text);
+    /* a mount table out of step with the path (another namespace) loses to the kernel's answer */
+    if (type[0] && magic == MAGIC_FUSE && strncmp(type, "fuse", 4))
+        type[0] = 0;
+    ferry_fs_classify(type[0] ? type : NULL, magic, out);
+    switch (out->type) {
+    case FERRY_FS_LUSTRE: stripe_lustre(at, out); break;
+    case FERRY_FS_CEPH: stripe_ceph(at, out); break;
+    case FERRY_FS_GLUSTER:
+        if (mnt[0])
+            stripe_gluster(mnt, out);
+        break;
+    case FERRY_FS_GPFS:
+        if (rc == 0 && sf.f_bsize > 0) {
+            out->stripe_unit = (int64_t)sf.f_bsize; /* GPFS stripes whole blocks over its disks */
+            out->stripe_src = FERRY_STRIPE_FS;
+            snprintf(out->stripe_how, sizeof out->stripe_how, "statfs block size");
+        }
+        break;
+    case FERRY_FS_BEEGFS:
+        out->stripe_unit = (int64_t)512 << 10;
+        out->stripe_count = 4;
+        out->stripe_src = FERRY_STRIPE_DEFAULT;
+        snprintf(out->stripe_how, sizeof out->stripe_how, "beegfs default chunk");
+        break;
+    default: break;
+    }
+    if (out->stripe_src == FERRY_STRIPE_NONE && out->fs_class == FERRY_FS_CLASS_PARALLEL) {
+        out->stripe_unit = (int64_t)1 << 20;
+        out->stripe_src = FERRY_STRIPE_DEFAULT;
+        snprintf(out->stripe_how, sizeof out->stripe_how, "parallel class default");
+    }
+    return rc < 0 ? -errno : 0;
+}
+
+void ferry_fs_apply_hints(ferry_fs_info *fs, int64_t striping_unit, int striping_factor)
+{
+    if (fs->stripe_src == FERRY_STRIPE_FS && fs->stripe_unit > 0)
+        return;
+    if (striping_unit > 0) {
+        fs->stripe_unit = striping_unit;
+        fs->stripe_src = FERRY_STRIPE_HINT;
+        snprintf(fs->stripe_how, sizeof fs->stripe_how, "striping_unit hint");
+    }
+    if (striping_factor > 0 && (fs->stripe_count <= 0 || fs->stripe_src != FERRY_STRIPE_FS)) {
+        fs->stripe_count = striping_factor;
+        if (striping_unit <= 0 && fs->stripe_src == FERRY_STRIPE_NONE)
+            fs->stripe_src = FERRY_STRIPE_HINT;
+    }
+}
+
+const char *ferry_fs_type_name(ferry_fs_type t)
+{
+    switch (t) {
+    case FERRY_FS_LOCAL: return "local";
+    case FERRY_FS_TMPFS: return "tmpfs";
+    case FERRY_FS_NFS: return "nfs";
+    case FERRY_FS_LUSTRE: return "lustre";
+    case FERRY_FS_GPFS: return "gpfs";
+    case FERRY_FS_GLUSTER: return "glusterfs";
+    case FERRY_FS_BEEGFS: return "beegfs";
+    case FERRY_FS_CEPH: return "cephfs";
+    case FERRY_FS_FUSE: return "fuse";
+    default: return "unknown";
+    }
+}
+
+const char *ferry_fs_class_name(ferry_fs_class c)
+{
+    switch (c) {
+    case FERRY_FS_CLASS_LOCAL: return "local";
+    case FERRY_FS_CLASS_NETWORK: return "network";
+    case FERRY_FS_CLASS_PARALLEL: return "parallel";
+    default: return "unknown";
+    }
+}
+
+const char *ferry_stripe_source_name(ferry_stripe_source s)
+{
+    switch (s) {
+    case FERRY_STRIPE_FS: return "file system";
+    case FERRY_STRIPE_HINT: return "hint";
+    case FERRY_STRIPE_DEFAULT: return "default";
+    default: return "none";
+    }
+}
+
+void ferry_fs_describe(const ferry_fs_info *fs, char *out, size_t cap)
+{
+    char stripe[96] = "not striped";
+    if (fs->stripe_unit > 0 || fs->stripe_count > 0)
+        snprintf(stripe, sizeof stripe, "stripe %lld KiB x %d (%s: %s)", (long long)(fs->stripe_unit >> 10),
+                 fs->stripe_count, ferry_stripe_source_name(fs->stripe_src), fs->stripe_how);
+    snprintf(out, cap, "%s (%s, %s; %s; locks %s, caches %s, read-modify-write %s)", fs->name,
+             ferry_fs_type_name(fs->type), ferry_fs_class_name(fs->fs_class), stripe,
+             fs->coherent_locks ? "coherent" : "NOT coherent", fs->coherent_cache ? "coherent" : "NOT coherent",
+             fs->rmw_safe ? "safe" : "UNSAFE");
+}

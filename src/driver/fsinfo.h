@@ -1,0 +1,85 @@
+/*
+ * What the file system under a path is and what it guarantees. Strategy
+ * rules ask these facts (class, rmw_safe, stripe unit) instead of naming file
+ * systems, the way ROMIO's per-file-system drivers carry them.
+ */
+#ifndef FERRY_DRIVER_FSINFO_H
+#define FERRY_DRIVER_FSINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    FERRY_FS_UNKNOWN = 0,
+    FERRY_FS_LOCAL,  /* ext4, xfs, btrfs, ...: one node's disk */
+    FERRY_FS_TMPFS,  /* memory */
+    FERRY_FS_NFS,
+    FERRY_FS_LUSTRE,
+    FERRY_FS_GPFS,
+    FERRY_FS_GLUSTER,
+    FERRY_FS_BEEGFS,
+    FERRY_FS_CEPH,
+    FERRY_FS_FUSE,   /* another FUSE file system: nothing known about its caches */
+} ferry_fs_type;
+
+typedef enum {
+    FERRY_FS_CLASS_UNKNOWN = 0,
+    FERRY_FS_CLASS_LOCAL,    /* one kernel's page cache: every process sees every write at once */
+    FERRY_FS_CLASS_NETWORK,  /* one server (or an opaque client) per file: each request is a round trip */
+    FERRY_FS_CLASS_PARALLEL, /* files striped over servers */
+} ferry_fs_class;
+
+/* Where stripe_unit / stripe_count came from. */
+typedef enum {
+    FERRY_STRIPE_NONE = 0, /* not striped, or nothing known */
+    FERRY_STRIPE_FS,       /* asked the file system (xattr, statfs) */
+    FERRY_STRIPE_HINT,     /* the striping_unit / striping_factor hints */
+    FERRY_STRIPE_DEFAULT,  /* the file system's documented default, not confirmed */
+} ferry_stripe_source;
+
+typedef struct ferry_fs_info {
+    ferry_fs_type type;
+    ferry_fs_class fs_class;
+    char name[32];            /* mount-table type ("fuse.glusterfs", "ext4"), or the statfs magic in hex */
+    unsigned long magic;      /* statfs f_type */
+    int64_t stripe_unit;      /* bytes; 0: unknown or not striped */
+    int stripe_count;         /* servers one file spreads over; 0: unknown */
+    ferry_stripe_source stripe_src;
+    char stripe_how[48];      /* the exact source ("xattr lustre.lov", "hint", ...) */
+    /* fcntl byte-range locks exclude each other across processes and nodes */
+    int coherent_locks;
+    /* a read issued after another process's write returned (or after taking
+     * a lock it released) sees that write */
+    int coherent_cache;
+    /* lock, read, modify, write back, unlock over bytes another process is
+     * writing concurrently loses none of them: the sieving write is safe */
+    int rmw_safe;
+} ferry_fs_info;
+
+/* Fills *out for the file system holding path (the file itself if it
+ * exists, else its directory). Always fills something: unknown file systems
+ * get the conservative answers. Returns 0, or -errno when neither the path
+ * nor its directory could be examined. */
+int ferry_fs_probe(const char *path, ferry_fs_info *out);
+
+/* Fills the stripe facts from the hints where the file system told nothing. */
+void ferry_fs_apply_hints(ferry_fs_info *fs, int64_t striping_unit, int striping_factor);
+
+/* The mount whose mount point is the longest prefix of `path` (absolute,
+ * symlinks resolved) in /proc/self/mountinfo text; the last of equal mount
+ * points wins (it is mounted over the others). Copies its file-system type
+ * and mount point. Returns 0, or -1 when no line matches. */
+int ferry_mountinfo_match(const char *text, const char *path, char *fstype, size_t fcap, char *mnt,
+                          size_t mcap);
+
+/* Type and guarantees from a mount-table type name and a statfs magic
+ * (either may be missing: NULL / 0). The stripe facts are left alone. */
+void ferry_fs_classify(const char *fstype, unsigned long magic, ferry_fs_info *out);
+
+const char *ferry_fs_type_name(ferry_fs_type t);
+const char *ferry_fs_class_name(ferry_fs_class c);
+const char *ferry_stripe_source_name(ferry_stripe_source s);
+/* One line: "fuse.glusterfs (parallel; stripe 4 MiB x 4 from hint; locks coherent, cache not, rmw unsafe)". */
+void ferry_fs_describe(const ferry_fs_info *fs, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,123 @@
+/* File-system detection: mountinfo matching, classification, hints. */
+#include "driver/fsinfo.h"
+#include "unit/check.h"
+
+#include <stdlib.h>
+
+static const char *MOUNTINFO =
+    "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+    "23 22 0:21 / /proc rw,nosuid shared:12 - proc proc rw\n"
+    "30 22 0:26 / /tmp rw shared:5 - tmpfs tmpfs rw,size=100k\n"
+    "31 22 0:27 / /scratch rw - lustre 10.0.0.1@tcp:/fs rw,flock\n"
+    "32 31 0:28 / /scratch/sub rw - xfs /dev/sdb rw\n"
+    "33 22 0:39 / /mnt/ferry-pfs/shard rw,relatime - fuse.glusterfs vm:/ferry-shard rw,user_id=0\n"
+    "34 22 0:40 / /home rw master:3 shared:7 - nfs4 srv:/home rw,vers=4.2\n"
+    "35 22 0:41 / /mnt/with\\040space rw - beegfs beegfs_nodev rw\n"
+    "36 22 0:42 / /gpfs rw - gpfs gpfs0 rw\n"
+    "37 22 0:43 / /ceph rw - ceph 1.2.3.4:/ rw\n"
+    /* mounted over /tmp: the later line wins */
+    "38 22 0:44 / /tmp rw - xfs /dev/sdc rw\n"
+    "39 22 0:45 / /fuse rw - fuse.sshfs host: rw\n"
+    "40 22 0:46 / /scratchy rw - btrfs /dev/sdd rw"; /* no final newline */
+
+static void match(const char *path, const char *want_type, const char *want_mnt)
+{
+    char t[64] = "", m[256] = "";
+    int rc = ferry_mountinfo_match(MOUNTINFO, path, t, sizeof t, m, sizeof m);
+    CHECK_MSG(rc == 0, "%s", path);
+    CHECK_STR(t, want_type);
+    CHECK_STR(m, want_mnt);
+}
+
+static ferry_fs_info classify(const char *name, unsigned long magic)
+{
+    ferry_fs_info fs = {0};
+    ferry_fs_classify(name, magic, &fs);
+    return fs;
+}
+
+int main(void)
+{
+    match("/", "ext4", "/");
+    match("/usr/lib/x", "ext4", "/");
+    match("/tmp/a", "xfs", "/tmp");
+    match("/tmpx/a", "ext4", "/");             /* a prefix must end at a path component */
+    match("/scratch", "lustre", "/scratch");
+    match("/scratch/f", "lustre", "/scratch");
+    match("/scratch/sub/f", "xfs", "/scratch/sub");
+    match("/scratch/subway", "lustre", "/scratch");
+    match("/scratchy/f", "btrfs", "/scratchy");
+    match("/mnt/ferry-pfs/shard/out.dat", "fuse.glusterfs", "/mnt/ferry-pfs/shard");
+    match("/home/u/f", "nfs4", "/home");       /* optional fields before the separator */
+    match("/mnt/with space/f", "beegfs", "/mnt/with space");
+    char t[64], m[64];
+    CHECK(ferry_mountinfo_match("", "/x", t, sizeof t, m, sizeof m) == -1);
+    CHECK(ferry_mountinfo_match("garbage line\n\n", "/x", t, sizeof t, m, sizeof m) == -1);
+
+    ferry_fs_info fs = classify("ext4", 0xEF53);
+    CHECK(fs.type == FERRY_FS_LOCAL && fs.fs_class == FERRY_FS_CLASS_LOCAL && fs.rmw_safe && fs.coherent_cache);
+    fs = classify("tmpfs", 0);
+    CHECK(fs.type == FERRY_FS_TMPFS && fs.fs_class == FERRY_FS_CLASS_LOCAL && fs.rmw_safe);
+    fs = classify("fuse.glusterfs", 0x65735546);
+    CHECK(fs.type == FERRY_FS_GLUSTER && fs.fs_class == FERRY_FS_CLASS_PARALLEL);
+    CHECK(fs.coherent_locks && !fs.coherent_cache && !fs.rmw_safe);
+    CHECK_STR(fs.name, "fuse.glusterfs");
+    fs = classify("nfs4", 0x6969);
+    CHECK(fs.type == FERRY_FS_NFS && fs.fs_class == FERRY_FS_CLASS_NETWORK && fs.coherent_locks && fs.rmw_safe &&
+          !fs.coherent_cache);
+    fs = classify("lustre", 0);
+    CHECK(fs.type == FERRY_FS_LUSTRE && fs.fs_class == FERRY_FS_CLASS_PARALLEL && fs.rmw_safe);
+    fs = classify("gpfs", 0);
+    CHECK(fs.type == FERRY_FS_GPFS && fs.fs_class == FERRY_FS_CLASS_PARALLEL);
+    fs = classify("beegfs", 0);
+    CHECK(fs.type == FERRY_FS_BEEGFS && !fs.coherent_locks && !fs.rmw_safe);
+    fs = classify("ceph", 0);
+    CHECK(fs.type == FERRY_FS_CEPH && fs.fs_class == FERRY_FS_CLASS_PARALLEL);
+    fs = classify("fuse.sshfs", 0x65735546);
+    CHECK(fs.type == FERRY_FS_FUSE && !fs.rmw_safe);
+    /* no mount table: the magic alone */
+    fs = classify(NULL, 0x0BD00BD0);
+    CHECK(fs.type == FERRY_FS_LUSTRE);
+    CHECK_STR(fs.name, "0xbd00bd0");
+    fs = classify(NULL, 0x01021994);
+    CHECK(fs.type == FERRY_FS_TMPFS);
+    /* nothing known: every guarantee refused */
+    fs = classify("weirdfs", 0x1234);
+    CHECK(fs.type == FERRY_FS_UNKNOWN && fs.fs_class == FERRY_FS_CLASS_UNKNOWN && !fs.rmw_safe &&
+          !fs.coherent_locks);
+
+    /* hints fill what the file system did not tell, never override it */
+    fs = classify("fuse.glusterfs", 0);
+    fs.stripe_unit = 64 << 20;
+    fs.stripe_count = 4;
+    fs.stripe_src = FERRY_STRIPE_DEFAULT;
+    ferry_fs_apply_hints(&fs, 4 << 20, 0);
+    CHECK(fs.stripe_unit == 4 << 20 && fs.stripe_src == FERRY_STRIPE_HINT && fs.stripe_count == 4);
+    fs = classify("lustre", 0);
+    fs.stripe_unit = 1 << 20;
+    fs.stripe_count = 8;
+    fs.stripe_src = FERRY_STRIPE_FS;
+    ferry_fs_apply_hints(&fs, 4 << 20, 2);
+    CHECK(fs.stripe_unit == 1 << 20 && fs.stripe_count == 8 && fs.stripe_src == FERRY_STRIPE_FS);
+    fs = classify("ext4", 0);
+    ferry_fs_apply_hints(&fs, 0, 0);
+    CHECK(fs.stripe_unit == 0 && fs.stripe_src == FERRY_STRIPE_NONE);
+
+    /* a live probe of this machine's /tmp and of a path that does not exist yet */
+    CHECK(ferry_fs_probe("/tmp", &fs) == 0);
+    CHECK(fs.type != FERRY_FS_UNKNOWN);
+    CHECK(ferry_fs_probe("/tmp/ferry-test-fsinfo-does-not-exist", &fs) == 0);
+    CHECK(fs.name[0] != 0);
+    char d[256];
+    ferry_fs_describe(&fs, d, sizeof d);
+    printf("/tmp: %s\n", d);
+    const char *pfs = getenv("FERRY_PFS_SHARD");
+    if (pfs) {
+        CHECK(ferry_fs_probe(pfs, &fs) == 0);
+        CHECK(fs.type == FERRY_FS_GLUSTER && fs.fs_class == FERRY_FS_CLASS_PARALLEL && !fs.rmw_safe);
+        CHECK(fs.stripe_count == 4);
+        ferry_fs_describe(&fs, d, sizeof d);
+        printf("%s: %s\n", pfs, d);
+    }
+    return check_failures ? 1 : 0;
+}
