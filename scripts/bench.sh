@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make bench: the full comparison (larger sizes, /tmp and /dev/shm, 5 rounds).
+# make bench: the full comparison (larger sizes, /tmp, /dev/shm and the testbed's
+# sharded GlusterFS volume when it runs here, 5 rounds).
 # Results go to bench/out; bench/results holds the committed record of one
 # full run (copy table.md, table.txt, results.json and the PNGs there).
 set -u
@@ -9,4 +10,7 @@ py=python3
 for c in /usr/bin/python3 python3; do
   if "$c" -c 'import matplotlib' 2>/dev/null; then py=$c; break; fi
 done
+# the GlusterFS testbed's sharded volume joins the comparison when it can
+# start here (scripts/pfs.sh prints one line and exits 77 where it cannot)
+bash scripts/pfs.sh up >/dev/null 2>&1 || true  # compare.py says in one line why it is left out
 exec "$py" bench/compare.py --full --builds build/openmpi,build/mpich --out bench/out "$@"

@@ -17,7 +17,21 @@ static int per_node(const ferry_hints *h, int node_size)
     return k < 1 ? 1 : k;
 }
 
-int ferry_aggs_choose(const ferry_hints *h, const ferry_nodes *nodes, int size, int rank, ferry_aggs *out)
+ferry_stripes ferry_stripes_of(const ferry_file *f)
+{
+    ferry_stripes st = {0, 0};
+    const ferry_fs_info *fs = &f->fs;
+    if ((fs->stripe_src == FERRY_STRIPE_FS || fs->stripe_src == FERRY_STRIPE_HINT) && fs->stripe_unit > 0)
+        st.unit = fs->stripe_unit;
+    if (f->hints.striping_unit > 0 && fs->stripe_src != FERRY_STRIPE_FS)
+        st.unit = f->hints.striping_unit;
+    st.count = f->hints.striping_factor > 0 ? f->hints.striping_factor
+                                            : fs->stripe_src != FERRY_STRIPE_NONE ? fs->stripe_count : 0;
+    return st;
+}
+
+int ferry_aggs_choose(const ferry_hints *h, int stripes, const ferry_nodes *nodes, int size, int rank,
+                      ferry_aggs *out)
 {
     out->n = 0;
     out->me = -1;
@@ -49,6 +63,14 @@ int ferry_aggs_choose(const ferry_hints *h, const ferry_nodes *nodes, int size, 
     }
     int k = per_node(h, maxppn);
     int want = h->cb_nodes > 0 ? h->cb_nodes : nodes->nnodes * k;
+    if (h->cb_nodes <= 0 && stripes > want) {
+        /* one aggregator per stripe, as ROMIO's Lustre driver does: each
+         * server then hears from one writer */
+        want = stripes;
+        k = (stripes + nodes->nnodes - 1) / nodes->nnodes;
+        if (k > maxppn)
+            k = maxppn;
+    }
     if (want > size)
         want = size;
     /* Round j takes the j-th aggregator of every node; within a node the k
@@ -76,11 +98,10 @@ void ferry_aggs_free(ferry_aggs *a)
     a->ranks = NULL;
 }
 
-void ferry_domains_make(ferry_domains *d, int64_t lo, int64_t hi, int naggs, const ferry_hints *h,
-                        int64_t min_domain)
+void ferry_domains_make(ferry_domains *d, int64_t lo, int64_t hi, int naggs, ferry_stripes st, int64_t min_domain)
 {
     int64_t extent = hi > lo ? hi - lo : 0;
-    int64_t su = h->striping_unit > 0 ? h->striping_unit : 0;
+    int64_t su = st.unit > 0 ? st.unit : 0;
     int n = naggs;
     if (min_domain > 0 && extent / min_domain + 1 < n)
         n = (int)(extent / min_domain + 1);
@@ -88,7 +109,7 @@ void ferry_domains_make(ferry_domains *d, int64_t lo, int64_t hi, int naggs, con
         n = 1;
     d->n = n;
     d->hi = hi;
-    if (su > 0 && h->striping_factor > 0) {
+    if (su > 0 && st.count > 0) {
         d->stripe = su;
         d->start = 0;
         d->size = 0;

@@ -3,8 +3,9 @@
  *
  * Aggregators are spread over nodes, one per node by default (cb_config_list
  * "*:1"), up to cb_nodes. File domains split the call's extent evenly,
- * aligned to striping_unit when it is known, or go stripe by stripe
- * round-robin (Lustre style) when striping_factor is known too.
+ * aligned to the stripe unit when it is known (file system or striping_unit),
+ * or go stripe by stripe round-robin (Lustre style) when the stripe count is
+ * known too.
  */
 #ifndef FERRY_STRATEGY_AGGREGATORS_H
 #define FERRY_STRATEGY_AGGREGATORS_H
@@ -18,8 +19,20 @@ typedef struct ferry_aggs {
     int me;          /* my aggregator index, or -1 */
 } ferry_aggs;
 
-/* Pure: the same answer on every rank. */
-int ferry_aggs_choose(const ferry_hints *h, const ferry_nodes *nodes, int size, int rank, ferry_aggs *out);
+/* The file's stripe layout as far as it is known for certain: the unit from
+ * the file system or the striping_unit hint (not an unconfirmed default),
+ * the count from any source; 0 where unknown. */
+typedef struct ferry_stripes {
+    int64_t unit;
+    int count;
+} ferry_stripes;
+ferry_stripes ferry_stripes_of(const ferry_file *f);
+
+/* Pure: the same answer on every rank. Without cb_nodes, a file striped
+ * over more servers than there are aggregators gets one per stripe (up to
+ * the ranks), spread over the nodes. */
+int ferry_aggs_choose(const ferry_hints *h, int stripes, const ferry_nodes *nodes, int size, int rank,
+                      ferry_aggs *out);
 void ferry_aggs_free(ferry_aggs *a);
 
 typedef struct ferry_domains {
@@ -31,9 +44,9 @@ typedef struct ferry_domains {
 } ferry_domains;
 
 /* Domains for the extent [lo, hi). Uses at most `naggs` aggregators and no
- * more than one per `min_domain` bytes of extent. */
-void ferry_domains_make(ferry_domains *d, int64_t lo, int64_t hi, int naggs, const ferry_hints *h,
-                        int64_t min_domain);
+ * more than one per `min_domain` bytes of extent; aligned to the stripe unit,
+ * stripe-cyclic when the count is known too. */
+void ferry_domains_make(ferry_domains *d, int64_t lo, int64_t hi, int naggs, ferry_stripes st, int64_t min_domain);
 /* The aggregator owning byte off; *end is where its ownership of this run stops. */
 int ferry_domains_owner(const ferry_domains *d, int64_t off, int64_t *end);
 /* Position of off in its owner's own linear space (rounds are cut there). */

@@ -98,13 +98,13 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
 
     int code = local_err;
     ferry_coll_strategy chosen;
-    char reason[FERRY_REASON_LEN];
+    char reason_buf[FERRY_REASON_LEN];
+    const char *reason = reason_buf; /* fixed reasons point at literals: no formatting per call */
     ferry_runs runs = {0};
     int have_runs = 0;
     if (want == FERRY_COLL_INDEPENDENT || (want == FERRY_COLL_AUTO && c->fast_independent[dir])) {
         chosen = FERRY_COLL_INDEPENDENT;
-        snprintf(reason, sizeof reason, "%s", want == FERRY_COLL_INDEPENDENT ? "requested by hint"
-                                                   : "same pattern as the last call");
+        reason = want == FERRY_COLL_INDEPENDENT ? "requested by hint" : "same pattern as the last call";
         if (code == MPI_SUCCESS)
             code = ferry_strategy_independent(f, x, 1, done);
     } else {
@@ -119,9 +119,9 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
         ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
         chosen = want;
         if (want == FERRY_COLL_AUTO)
-            chosen = ferry_auto_choose(f, &pat, nodes, x->is_write, reason, sizeof reason);
+            chosen = ferry_auto_choose(f, &pat, nodes, x->is_write, reason_buf, sizeof reason_buf);
         else
-            snprintf(reason, sizeof reason, "requested by hint");
+            reason = "requested by hint";
         if (code == MPI_SUCCESS) {
             if (!nodes)
                 code = ferry_err(MPI_ERR_INTERN, "could not map ranks to nodes");

@@ -213,10 +213,11 @@ int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *run
                        const ferry_nodes *nodes, ferry_tp_memo *memo, ferry_tp_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
-    int rc = ferry_aggs_choose(&f->hints, nodes, f->size, f->rank, &plan->aggs);
+    ferry_stripes st = ferry_stripes_of(f);
+    int rc = ferry_aggs_choose(&f->hints, st.count, nodes, f->size, f->rank, &plan->aggs);
     if (rc != MPI_SUCCESS)
         return rc;
-    ferry_domains_make(&plan->d, pat->lo, pat->hi, plan->aggs.n, &f->hints, MIN_DOMAIN);
+    ferry_domains_make(&plan->d, pat->lo, pat->hi, plan->aggs.n, st, MIN_DOMAIN);
     int64_t b = f->hints.cb_buffer_size;
     if (b > MAX_ROUND)
         b = MAX_ROUND;
