@@ -18,6 +18,42 @@ static void human(char *out, size_t cap, int64_t b)
         snprintf(out, cap, "%lld B", (long long)b);
 }
 
+/* Every request to a network or parallel file system is a round trip
+ * (driver/fsinfo.h); the page-cache rules do not hold there. */
+static int is_remote(const ferry_file *f)
+{
+    return f->fs.fs_class == FERRY_FS_CLASS_NETWORK || f->fs.fs_class == FERRY_FS_CLASS_PARALLEL;
+}
+
+/* A piece this large is already a good system call. On the GlusterFS
+ * testbed 206 KiB pieces (HACC-IO) went faster independent than through
+ * two-phase (181 vs 119 MiB/s Open MPI, 110 vs 82 MPICH), where one FUSE
+ * request carries 128 KiB. A stripe unit the file system or the hints give
+ * raises the bar to a whole stripe. */
+static int64_t big_piece(const ferry_file *f)
+{
+    int64_t big = is_remote(f) ? (int64_t)128 << 10 : (int64_t)256 << 10;
+    int64_t su = f->fs.stripe_src == FERRY_STRIPE_FS || f->fs.stripe_src == FERRY_STRIPE_HINT ? f->fs.stripe_unit : 0;
+    if (f->hints.striping_unit > su)
+        su = f->hints.striping_unit;
+    return su > big ? su : big;
+}
+
+int ferry_auto_local_collapses(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes, char *reason,
+                               size_t cap)
+{
+    int nn = nodes ? nodes->nnodes : 1;
+    int64_t extent = p->hi > p->lo ? p->hi - p->lo : 1;
+    int64_t avg = p->runs ? p->bytes / p->runs : 0;
+    if (!is_remote(f) || nn < 2 || p->span_sum <= extent || avg >= big_piece(f))
+        return 0;
+    char a[32];
+    human(a, sizeof a, avg);
+    snprintf(reason, cap, "twophase: local would write %s pieces interleaved over %d nodes one round trip each", a,
+             nn);
+    return 1;
+}
+
 ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes, int is_write,
                                       char *reason, size_t cap)
 {
@@ -27,20 +63,8 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
     char a[32];
     human(a, sizeof a, avg);
     const char *op = is_write ? "writes" : "reads";
-    /* Every request to a network or parallel file system is a round trip
-     * (driver/fsinfo.h); the page-cache rules below do not hold there. */
-    int remote = f->fs.fs_class == FERRY_FS_CLASS_NETWORK || f->fs.fs_class == FERRY_FS_CLASS_PARALLEL;
-    /* A piece this large is already a good system call. On the GlusterFS
-     * testbed 206 KiB pieces (HACC-IO) went faster independent than through
-     * two-phase (181 vs 119 MiB/s Open MPI, 110 vs 82 MPICH) and 64 KiB ones
-     * did not: one FUSE request carries 128 KiB. A stripe unit the file
-     * system or the hints give raises the bar to a whole stripe. */
-    int64_t big = remote ? (int64_t)128 << 10 : (int64_t)256 << 10;
-    int64_t su = f->fs.stripe_src == FERRY_STRIPE_FS || f->fs.stripe_src == FERRY_STRIPE_HINT ? f->fs.stripe_unit : 0;
-    if (f->hints.striping_unit > su)
-        su = f->hints.striping_unit;
-    if (su > big)
-        big = su;
+    int remote = is_remote(f);
+    int64_t big = big_piece(f);
     int64_t extent = p->hi > p->lo ? p->hi - p->lo : 1;
     int interleaved = p->span_sum > extent;
     double density = (double)p->bytes / (double)extent;

@@ -9,4 +9,10 @@
 ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes, int is_write,
                                       char *reason, size_t cap);
 
+/* Pure: 1 when the `local` hint would collapse on this file system (small
+ * pieces interleaved across nodes, so each node's merged runs stay small and
+ * each costs a network round trip); fills *reason for two-phase instead. */
+int ferry_auto_local_collapses(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes, char *reason,
+                               size_t cap);
+
 #endif

@@ -97,6 +97,13 @@ static void rules(void)
     ferry_pattern bt = pat(8, 4096, 640, 20 * MiB, 20 * MiB);
     CHECK(choose(par8, 4, bt, 1, why) == FERRY_COLL_TWOPHASE);
     CHECK(choose(loc8, 4, bt, 1, why) == FERRY_COLL_TWOPHASE);
+    /* the local hint gives way to two-phase there, on a network only */
+    ferry_nodes n4 = nodes_of(8, 4);
+    CHECK(ferry_auto_local_collapses(par8, &bt, &n4, why, sizeof why) == 1);
+    CHECK_MSG(strlen(why) < 96 && strstr(why, "round trip") != NULL, "%s", why);
+    CHECK(ferry_auto_local_collapses(loc8, &bt, &n4, why, sizeof why) == 0);
+    CHECK(ferry_auto_local_collapses(par8, &flash, &n4, why, sizeof why) == 0); /* not interleaved */
+    free(n4.node_of);
     /* IOR segmented: pieces far apart stay independent everywhere */
     ferry_pattern ior = pat(8, 1, 8 * KiB, 8 * MiB, 8 * KiB);
     CHECK(choose(par8, 4, ior, 1, why) == FERRY_COLL_INDEPENDENT);
