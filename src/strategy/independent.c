@@ -76,6 +76,11 @@ static int choose_sieve(const ferry_file *f, const ferry_xfer *x, int64_t lo, in
         *why = "file not readable, so no read-modify-write";
         return 0;
     }
+    if (w && !f->fs.rmw_safe) {
+        /* a sieving window would only write its runs one by one (sieve.c) */
+        *why = "read-modify-write across processes unsafe on this file system";
+        return 0;
+    }
     *why = buf;
     ferry_ind_strategy s = w ? f->hints.ind_write_strategy : f->hints.ind_read_strategy;
     if (s == FERRY_IND_DIRECT || s == FERRY_IND_SIEVE) {
@@ -105,11 +110,12 @@ static int choose_sieve(const ferry_file *f, const ferry_xfer *x, int64_t lo, in
 /* A direct write outside atomic mode may land inside a hole of another
  * rank's sieving window; a shared lock makes that window wait (or us wait for
  * it), while direct writers never wait for each other. Not needed when no
- * rank of the open can sieve writes (the hints involved agree across ranks),
+ * rank of the open can sieve writes (the hints involved agree across ranks;
+ * no rank reads back a window where the file system makes that unsafe),
  * nor for a contiguous write no window hole can hold (sieve.h). */
 static int needs_lock(const ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi)
 {
-    if (f->size < 2 || !f->fd_readable)
+    if (f->size < 2 || !f->fd_readable || !f->fs.rmw_safe)
         return 0;
     if (hi - lo == x->bytes && x->bytes >= FERRY_SIEVE_MAX_HOLE)
         return 0;

@@ -4,6 +4,8 @@
  * the user's buffer; a write reads the window, lays the user's bytes over
  * it and writes it back, holding an exclusive fcntl lock on the window so a
  * writer on another rank never has its bytes overwritten by our stale copy.
+ * Where the file system does not make that safe (ferry_fs_info.rmw_safe),
+ * a write window never reads: it writes its runs alone.
  *
  * Windows start at a run and never span a stretch with no data, so a sparse
  * access costs what its data costs, not what its extent costs; a write
@@ -247,6 +249,45 @@ static void unlock_range(ferry_file *f, int held, int64_t off, int64_t len)
         f->fd.drv->unlock(&f->fd, off, len);
 }
 
+/* A window whose holes may not be read back and rewritten (the file system
+ * does not make read-modify-write across processes safe, see
+ * docs/filesystems.md): the runs are packed into the window buffer at their
+ * places, but only the runs go to the file, adjacent ones merged into one
+ * write. No lock: no rank of this file ever rewrites bytes it was not given. */
+static int write_runs_only(ferry_file *f, ferry_runs *rs, ferry_mem_walk *mw, char *buf, int64_t cap,
+                           int64_t ws, int64_t wend, int64_t *prev_end, int64_t *wrote)
+{
+    int64_t limit = ws + cap, at = ws, seg = -1, seg_end = -1;
+    int code = MPI_SUCCESS;
+    for (;;) {
+        int more = ferry_runs_peek(rs) && rs->off >= at && rs->off < limit && rs->off < wend;
+        if (seg >= 0 && (!more || rs->off != seg_end)) {
+            double t0 = ferry_now();
+            int64_t put = f->fd.drv->pwrite(&f->fd, buf + (seg - ws), seg_end - seg, seg);
+            ferry_stats_phase(&f->stats, FERRY_PHASE_WRITE, t0);
+            if (put < 0) {
+                code = ferry_err_errno((int)-put, "write");
+                break;
+            }
+            f->stats.sys_writes++;
+            f->stats.sys_write_bytes += put;
+            *wrote += put;
+            seg = -1;
+        }
+        if (!more)
+            break;
+        int64_t take = min64(rs->len, limit - rs->off);
+        count_gap(f, 1, prev_end, rs->off, take);
+        ferry_mem_pack(mw, buf + (rs->off - ws), take);
+        if (seg < 0)
+            seg = rs->off;
+        seg_end = rs->off + take;
+        at = seg_end;
+        ferry_runs_consume(rs, take);
+    }
+    return code;
+}
+
 /* One window: lock, read it if the runs leave holes, lay the runs over it,
  * write it back. *wrote = data bytes now in the file. */
 static int write_window(ferry_file *f, ferry_runs *rs, ferry_mem_walk *mw, char *buf, int64_t cap,
@@ -256,6 +297,8 @@ static int write_window(ferry_file *f, ferry_runs *rs, ferry_mem_walk *mw, char 
     int64_t ws = rs->off, wend, covered;
     scan_window(*rs, cap, &wend, &covered);
     int64_t wl = wend - ws;
+    if (covered < wl && !f->fs.rmw_safe)
+        return write_runs_only(f, rs, mw, buf, cap, ws, wend, prev_end, wrote);
     int code = lock_range(f, held, ws, wl);
     if (code != MPI_SUCCESS)
         return code;
@@ -311,11 +354,11 @@ int ferry_sieve_write(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi
              * holds a stale copy of these bytes while we write them */
             int64_t off = rs.off, len = rs.len;
             count_gap(f, 1, &prev_end, off, len);
-            code = lock_range(f, held, off, len);
+            code = lock_range(f, held || !f->fs.rmw_safe, off, len);
             if (code != MPI_SUCCESS)
                 break;
             code = ferry_gather_run(f, &mw, 1, off, len, &wrote);
-            unlock_range(f, held, off, len);
+            unlock_range(f, held || !f->fs.rmw_safe, off, len);
             ferry_runs_consume(&rs, len);
         } else {
             if (!buf && !(buf = buf_get(cap))) {

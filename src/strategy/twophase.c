@@ -310,7 +310,9 @@ static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
             round_reset(&w);
             continue;
         }
-        int dense = round_is_dense(&w);
+        /* a dense window with holes is read back and rewritten whole: not where
+         * the file system makes read-modify-write across processes unsafe */
+        int dense = round_is_dense(&w) && (w.nuni <= 1 || f->fs.rmw_safe);
         int holes = w.nuni > 1;
         if (dense && holes) {
             int64_t q0 = w.uni[0].q, q1 = w.uni[w.nuni - 1].q + w.uni[w.nuni - 1].len;
