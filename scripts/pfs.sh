@@ -8,6 +8,8 @@
 #   scripts/pfs.sh status   one line per volume; exit 0 when both are mounted
 #   scripts/pfs.sh env      FERRY_PFS_SHARD=... FERRY_PFS_DIST=... (for eval)
 #
+# FERRY_PFS_ROOT (bricks and state, /var/lib/ferry-pfs), FERRY_PFS_MNT
+# (/mnt/ferry-pfs) and FERRY_PFS_NAME (volume prefix, ferry) move it.
 # Exit status 77 means "cannot run here" (no FUSE, no GlusterFS, not root):
 # callers skip, never fail. The reason is printed in one line.
 # Client translators keep GlusterFS's defaults (write-behind, io-cache,
@@ -20,11 +22,12 @@ ROOT=${FERRY_PFS_ROOT:-/var/lib/ferry-pfs}
 MNT=${FERRY_PFS_MNT:-/mnt/ferry-pfs}
 STATE=$ROOT/state
 HOST=$(hostname)
-VOLS=(ferry-shard ferry-dist)
+P=${FERRY_PFS_NAME:-ferry}   # volume-name prefix (a second testbed beside the first)
+VOLS=("$P-shard" "$P-dist")
 
 say() { echo "pfs: $*"; }
 g() { timeout 60 gluster --mode=script "$@"; }
-mnt_of() { echo "$MNT/${1#ferry-}"; }
+mnt_of() { echo "$MNT/${1#"$P"-}"; }
 mounted() { awk -v d="$1" '$2==d && $3=="fuse.glusterfs"{f=1} END{exit !f}' /proc/self/mounts; }
 
 can_run() {
@@ -53,7 +56,7 @@ create_vol() {
   local v=$1 bricks=()
   for i in 1 2 3 4; do mkdir -p "$ROOT/bricks/$v/b$i"; bricks+=("$HOST:$ROOT/bricks/$v/b$i"); done
   g volume create "$v" "${bricks[@]}" force >/dev/null || return 1
-  if [ "$v" = ferry-shard ]; then
+  if [ "$v" = "$P-shard" ]; then
     g volume set "$v" features.shard on >/dev/null || return 1
     g volume set "$v" features.shard-block-size 4MB >/dev/null || return 1
   fi
@@ -116,8 +119,8 @@ status() {
 }
 
 env_out() {
-  echo "FERRY_PFS_SHARD=$(mnt_of ferry-shard)"
-  echo "FERRY_PFS_DIST=$(mnt_of ferry-dist)"
+  echo "FERRY_PFS_SHARD=$(mnt_of "$P-shard")"
+  echo "FERRY_PFS_DIST=$(mnt_of "$P-dist")"
 }
 
 case "${1:-status}" in
