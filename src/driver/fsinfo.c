@@ -352,9 +352,13 @@ void ferry_fs_apply_hints(ferry_fs_info *fs, int64_t striping_unit, int striping
     if (fs->stripe_src == FERRY_STRIPE_FS && fs->stripe_unit > 0)
         return;
     if (striping_unit > 0) {
+        char was[sizeof fs->stripe_how];
+        memcpy(was, fs->stripe_how, sizeof was);
         fs->stripe_unit = striping_unit;
         fs->stripe_src = FERRY_STRIPE_HINT;
-        snprintf(fs->stripe_how, sizeof fs->stripe_how, "striping_unit hint");
+        /* the count may still be the file system's: keep saying where it came from */
+        snprintf(fs->stripe_how, sizeof fs->stripe_how, "%s%s%.*s", "striping_unit hint", was[0] ? "; " : "",
+                 (int)(sizeof fs->stripe_how - 21), was);
     }
     if (striping_factor > 0 && (fs->stripe_count <= 0 || fs->stripe_src != FERRY_STRIPE_FS)) {
         fs->stripe_count = striping_factor;
