@@ -95,13 +95,16 @@ down() {
     if [ -f "$STATE/$v.mounted" ]; then
       mounted "$d" && { umount "$d" 2>/dev/null || umount -l "$d"; }
       rm -f "$STATE/$v.mounted"
+      rmdir "$d" 2>/dev/null
     fi
     if [ -f "$STATE/$v.started" ]; then g volume stop "$v" force >/dev/null 2>&1; rm -f "$STATE/$v.started"; fi
     if [ -f "$STATE/$v.created" ]; then
       g volume delete "$v" >/dev/null 2>&1; rm -f "$STATE/$v.created"; rm -rf "${ROOT:?}/bricks/$v"
     fi
   done
-  if [ -f "$STATE/glusterd.ours" ]; then
+  rmdir "$MNT" 2>/dev/null
+  # glusterd stays while a testbed of another FERRY_PFS_NAME still uses it
+  if [ -f "$STATE/glusterd.ours" ] && ! ls "$STATE"/*.started >/dev/null 2>&1; then
     local pid; pid=$(cat "$STATE/glusterd.pid" 2>/dev/null)
     [ -n "$pid" ] && kill "$pid" 2>/dev/null
     rm -f "$STATE/glusterd.ours"
