@@ -9,7 +9,7 @@
 #              --out DIR [--extra "ARGS"] [--env "K=V ..."] -- PROG ARGS...
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-extra="" envs=""
+extra="" envs="" native_out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --mpiexec) mpiexec=$2; shift 2 ;;
@@ -17,6 +17,7 @@ while [ $# -gt 0 ]; do
     --lib) lib=$2; shift 2 ;;
     --flavor) flavor=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --native-out) native_out=$2; shift 2 ;;
     --extra) extra=$2; shift 2 ;;
     --env) envs=$2; shift 2 ;;
     --) shift; break ;;
@@ -25,6 +26,9 @@ while [ $# -gt 0 ]; do
 done
 prog=("$@")
 name=$(basename "${prog[0]}")
+base_of() { # variant -> the directory its files and output go to
+  if [ "$1" != ferry ] && [ -n "$native_out" ]; then echo "$native_out"; else echo "$out"; fi
+}
 
 if [ "$flavor" = openmpi ]; then
   variants=(ompio romio ferry)
@@ -33,7 +37,8 @@ else
 fi
 
 run_variant() { # variant -> writes $out/$v.{out,err}, files under $out/$v
-  local v=$1 dir=$out/$1 args=() small=""
+  local v=$1 dir args=() small=""
+  dir=$(base_of "$v")/$v
   rm -rf "$dir"; mkdir -p "$dir"
   # a 1 MiB tmpfs for real ENOSPC, when we may mount one
   if mkdir -p "$dir.small" && mount -t tmpfs -o size=1m tmpfs "$dir.small" 2>/dev/null; then
@@ -64,9 +69,9 @@ for v in "${variants[@]}"; do
     fi
   elif [ $rc -ne 0 ]; then
     echo "diffrun: note: $name exits $rc under native $v (native checks failed; compared anyway)"
-    grep -h '^FAIL' "$out/$v.err" | head -5
+    grep -h '^FAIL' "$(base_of "$v")/$v.err" | head -5
   fi
-  grep '^REPORT' "$out/$v.out" | sort > "$out/$v.report"
+  grep '^REPORT' "$(base_of "$v")/$v.out" | sort > "$out/$v.report"
 done
 
 allowed() { # key -> 0 if the native deviation list excuses it
@@ -96,13 +101,14 @@ while IFS= read -r -d '' f; do
   rel=${f#"$out/ferry/"}
   same=0
   for v in "${natives[@]}"; do
-    if [ -f "$out/$v/$rel" ] && cmp -s "$f" "$out/$v/$rel"; then same=1; break; fi
+    nv=$(base_of "$v")/$v
+    if [ -f "$nv/$rel" ] && cmp -s "$f" "$nv/$rel"; then same=1; break; fi
   done
   if [ $same -eq 0 ] && allowed "$rel"; then
     echo "diffrun: known native deviation: file $rel"
   elif [ $same -eq 0 ]; then
     echo "diffrun: MISMATCH: file $rel differs from every native run"
-    for v in "${natives[@]}"; do [ -f "$out/$v/$rel" ] && cmp "$f" "$out/$v/$rel" | sed "s/^/   $v: /"; done
+    for v in "${natives[@]}"; do nv=$(base_of "$v")/$v; [ -f "$nv/$rel" ] && cmp "$f" "$nv/$rel" | sed "s/^/   $v: /"; done
     status=1
   fi
 done < <(find "$out/ferry" -type f -print0)
