@@ -385,7 +385,7 @@ static int env_display;
 /* A positive number, or any word but no/false/off, is on (as FERRY_STATS). */
 static void env_read(void)
 {
-    const char *s = getenv("FERRY_HINTS_DISPLAY");
+    const char *s = ferry_env_either("FERRY_HINTS_DISPLAY", "MPICH_MPIIO_HINTS_DISPLAY");
     if (!s || !*s)
         return;
     char *end;

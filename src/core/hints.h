@@ -8,6 +8,7 @@
 #define FERRY_CORE_HINTS_H
 
 #include <mpi.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -97,8 +98,9 @@ void ferry_hints_defaults(ferry_hints *h);
 /* Applies the keys of info that ferry knows; unknown keys are ignored
  * (MPI semantics), bad values warned and ignored. MPI_INFO_NULL is fine. */
 void ferry_hints_apply_info(ferry_hints *h, MPI_Info info, ferry_hint_warnings *w);
-/* Applies FERRY_HINTS_FILE, then the FERRY_HINTS patterns matching `filename`
- * (glob on the full path and on its basename). */
+/* Applies FERRY_HINTS_FILE (the text read at the last open, see
+ * ferry_hints_env_read), then the MPICH_MPIIO_HINTS and FERRY_HINTS patterns
+ * matching `filename` (glob on the full path and on its basename). */
 void ferry_hints_apply_env(ferry_hints *h, const char *filename, ferry_hint_warnings *w);
 /* Parses a FERRY_HINTS-style string against `filename` (exposed for tests and fuzzing). */
 void ferry_hints_apply_patterns(ferry_hints *h, const char *spec, const char *filename,
@@ -119,11 +121,28 @@ ferry_coll_strategy ferry_hints_coll_of_tri(ferry_tri t);
 /* ferry_hints_set with an explicit source, recorded in h->source. */
 int ferry_hints_set_from(ferry_hints *h, const char *key, const char *value,
                          ferry_hint_source src, ferry_hint_warnings *w);
-/* ferry_hints_apply_env for a collective open (collective over comm): rank 0
- * reads FERRY_HINTS_FILE and broadcasts it, so the file is read once and
- * every rank applies the same text. Prefer it to ferry_hints_apply_env at open. */
+/* Collective over comm (at open): rank 0 reads ROMIO_HINTS and
+ * FERRY_HINTS_FILE (at most 64 KiB each, regular files only, an open that
+ * never blocks) and broadcasts them; every rank keeps the text for
+ * ferry_hints_apply_system / ferry_hints_apply_env until the next open. */
+void ferry_hints_env_read(MPI_Comm comm, ferry_hint_warnings *w);
+/* Applies the kept ROMIO_HINTS text: system hints, which MPI_Info overrides
+ * (as ROMIO does), so call it before ferry_hints_apply_info. */
+void ferry_hints_apply_system(ferry_hints *h, ferry_hint_warnings *w);
+/* ferry_hints_env_read, then ferry_hints_apply_env. */
 void ferry_hints_apply_env_comm(ferry_hints *h, const char *filename, MPI_Comm comm,
                                 ferry_hint_warnings *w);
+/* 1 if any file could be given ferry_ind_*_strategy=forward by the hints
+ * files or the pattern variables (any pattern), as the real parser reads
+ * them: for the thread level asked of MPI_Init. No MPI, no warnings. */
+int ferry_hints_env_may_forward(void);
+/* getenv(ferry_name) when set, else getenv(other): ferry's own variable wins
+ * over the equivalent one of another MPI-IO (Cray MPICH_MPIIO_*). */
+static inline const char *ferry_env_either(const char *ferry_name, const char *other)
+{
+    const char *v = getenv(ferry_name);
+    return v ? v : getenv(other);
+}
 /* Applies a `key value` hints file (the FERRY_HINTS_FILE format). */
 void ferry_hints_apply_file(ferry_hints *h, const char *path, ferry_hint_warnings *w);
 /* The effective value of one hint as get_info reports it; returns 1 if the

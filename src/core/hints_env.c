@@ -15,6 +15,9 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -111,12 +114,12 @@ static void apply_kv(ferry_hints *h, const char *s, size_t k0, size_t k1, size_t
     ferry_hint_apply_one(h, key, val, src, ctx, w);
 }
 
-void ferry_hints_apply_patterns(ferry_hints *h, const char *spec, const char *filename,
-                                ferry_hint_warnings *w)
+/* filename NULL: every pattern matches (what any file could be given). */
+static void apply_patterns(ferry_hints *h, const char *ctx, const char *spec, const char *filename,
+                           ferry_hint_warnings *w, int *forward)
 {
     if (!h || !spec)
         return;
-    const char *ctx = "FERRY_HINTS";
     const char *s = spec;
     size_t n = strlen(spec);
     size_t p = 0;
@@ -137,7 +140,7 @@ void ferry_hints_apply_patterns(ferry_hints *h, const char *spec, const char *fi
             char glob[GLOB_MAX];
             memcpy(glob, s + t0, t1 - t0);
             glob[t1 - t0] = '\0';
-            match = glob_matches(glob, filename);
+            match = !filename || glob_matches(glob, filename);
             if (span_has(s, t0, t1, '=')) {
                 ferry_hint_warn(w, "ferry: %s: entry \"%s\" needs a file pattern first (*:key=value)",
                                 ctx, (excerpt(s, t0, t1, ex, sizeof ex), ex));
@@ -192,6 +195,8 @@ void ferry_hints_apply_patterns(ferry_hints *h, const char *spec, const char *fi
                 v1 = nx;
             }
             apply_kv(h, s, i0, eq, eq + 1, v1, match, FERRY_HINT_SRC_ENV, ctx, w);
+            if (forward && (h->ind_write_strategy == FERRY_IND_FORWARD || h->ind_read_strategy == FERRY_IND_FORWARD))
+                *forward = 1;
             p = v1;
         }
         if (p < n && s[p] == ',')
@@ -199,32 +204,86 @@ void ferry_hints_apply_patterns(ferry_hints *h, const char *spec, const char *fi
     }
 }
 
-/* The first FILE_MAX bytes of path (malloc'd, terminated), or NULL with a warning. */
-static char *read_hints_file(const char *path, size_t *lenp, ferry_hint_warnings *w)
+/* Problems with the file itself (missing, not a regular file, binary) are
+ * warned about once per process and variable, not at every open. */
+static int warned_once(const char *var)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ferry_hint_warn(w, "ferry: FERRY_HINTS_FILE \"%.100s\": %s", path, strerror(errno));
+    static int warned[2];
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    int i = strcmp(var, "ROMIO_HINTS") == 0;
+    pthread_mutex_lock(&lock);
+    int was = warned[i];
+    warned[i] = 1;
+    pthread_mutex_unlock(&lock);
+    return was;
+}
+
+static const char *kind_of(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+/* The first FILE_MAX bytes of path (malloc'd, terminated), or NULL with a
+ * warning. Bounded: the open never waits (O_NONBLOCK: a FIFO without a
+ * writer, a device), anything but a regular file is refused before a byte is
+ * read, and at most FILE_MAX + 1 bytes are read. */
+static char *read_hints_file(const char *var, const char *path, size_t *lenp, ferry_hint_warnings *w)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = errno;
+        if (w && !warned_once(var)) {
+            if (fd >= 0 && !S_ISREG(st.st_mode))
+                ferry_hint_warn(w, "ferry: %s \"%.100s\" is %s, not a hints file: ignored", var, path,
+                                kind_of(st.st_mode));
+            else
+                ferry_hint_warn(w, "ferry: %s \"%.100s\": %s: ignored", var, path, strerror(e));
+        }
+        if (fd >= 0)
+            close(fd);
         return NULL;
     }
-    char *buf = malloc(FILE_MAX + 1);
+    char *buf = malloc(FILE_MAX + 2);
     if (!buf) {
-        fclose(f);
+        close(fd);
         return NULL;
     }
-    size_t len = fread(buf, 1, FILE_MAX, f);
-    int more = len == FILE_MAX && fgetc(f) != EOF;
-    fclose(f);
-    if (more)
-        ferry_hint_warn(w, "ferry: FERRY_HINTS_FILE \"%.100s\": only the first %d KiB are read", path,
-                        FILE_MAX / 1024);
+    size_t len = 0;
+    while (len < FILE_MAX + 1) {
+        ssize_t got = read(fd, buf + len, FILE_MAX + 1 - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        len += (size_t)got;
+    }
+    close(fd);
+    if (memchr(buf, '\0', len)) {
+        if (w && !warned_once(var))
+            ferry_hint_warn(w, "ferry: %s \"%.100s\" holds binary data (a NUL byte), not `key value` lines: ignored",
+                            var, path);
+        free(buf);
+        return NULL;
+    }
+    if (len > FILE_MAX) {
+        /* the line cut at the limit is not what the user wrote: drop it */
+        len = FILE_MAX;
+        while (len > 0 && buf[len - 1] != '\n')
+            len--;
+        if (w && !warned_once(var))
+            ferry_hint_warn(w, "ferry: %s \"%.100s\": only the first %d KiB are read", var, path,
+                            FILE_MAX / 1024);
+    }
     buf[len] = '\0';
     *lenp = len;
     return buf;
 }
 
 /* Applies the `key value` lines of buf[0..len) (modified in place). */
-static void apply_file_text(ferry_hints *h, char *buf, size_t len, ferry_hint_warnings *w)
+static void apply_file_text(ferry_hints *h, const char *var, ferry_hint_source src, char *buf, size_t len,
+                            ferry_hint_warnings *w)
 {
     for (size_t i = 0; i < len; i++)
         if (buf[i] == '\0' || buf[i] == '\r')
@@ -255,7 +314,7 @@ static void apply_file_text(ferry_hints *h, char *buf, size_t len, ferry_hint_wa
         while (v1 < b && !isspace((unsigned char)buf[v1]))
             v1++;
         char ctx[48];
-        snprintf(ctx, sizeof ctx, "FERRY_HINTS_FILE line %d", line);
+        snprintf(ctx, sizeof ctx, "%s line %d", var, line);
         if (v0 == b || v1 != b) {
             char ex[48];
             excerpt(buf, a, b, ex, sizeof ex);
@@ -278,13 +337,19 @@ static void apply_file_text(ferry_hints *h, char *buf, size_t len, ferry_hint_wa
                 char val[FERRY_HINT_STR];
                 memcpy(val, buf + v0, v1 - v0);
                 val[v1 - v0] = '\0';
-                if (ferry_hint_apply_one(h, key, val, FERRY_HINT_SRC_FILE, ctx, w) == 1)
+                if (ferry_hint_apply_one(h, key, val, src, ctx, w) == 1)
                     seen[d->field] = 1;
                 continue;
             }
         }
-        apply_kv(h, buf, a, k1, v0, v1, 0, FERRY_HINT_SRC_FILE, ctx, w); /* warns on ferry_ typos */
+        apply_kv(h, buf, a, k1, v0, v1, 0, src, ctx, w); /* warns on ferry_ typos */
     }
+}
+
+void ferry_hints_apply_patterns(ferry_hints *h, const char *spec, const char *filename,
+                                ferry_hint_warnings *w)
+{
+    apply_patterns(h, "FERRY_HINTS", spec, filename ? filename : "", w, NULL);
 }
 
 void ferry_hints_apply_file(ferry_hints *h, const char *path, ferry_hint_warnings *w)
@@ -292,63 +357,127 @@ void ferry_hints_apply_file(ferry_hints *h, const char *path, ferry_hint_warning
     if (!h || !path || !*path)
         return;
     size_t len = 0;
-    char *buf = read_hints_file(path, &len, w);
+    char *buf = read_hints_file("FERRY_HINTS_FILE", path, &len, w);
     if (buf)
-        apply_file_text(h, buf, len, w);
+        apply_file_text(h, "FERRY_HINTS_FILE", FERRY_HINT_SRC_FILE, buf, len, w);
     free(buf);
 }
 
-static char fallback_buf[FILE_MAX + 1];
-static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The hints files' text as rank 0 last read them at an open, kept for
+ * set_view and set_info (collective, but no rank reads a file there). */
+enum { TXT_ROMIO, TXT_FERRY, NTXT };
+static const char *const txt_var[NTXT] = {"ROMIO_HINTS", "FERRY_HINTS_FILE"};
+static char *txt[NTXT];
+static int have_txt; /* an open has read them (else, outside MPI: read here) */
+static pthread_mutex_t txt_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void ferry_hints_apply_env_comm(ferry_hints *h, const char *filename, MPI_Comm comm,
-                                ferry_hint_warnings *w)
+void ferry_hints_env_read(MPI_Comm comm, ferry_hint_warnings *w)
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    /* rank 0 reads the file (if its environment names one) and broadcasts
-     * it: one reader, and the same text on every rank */
-    long long len = -1;
-    char *buf = NULL;
-    if (rank == 0) {
-        const char *file = getenv("FERRY_HINTS_FILE");
-        size_t l = 0;
-        if (file && *file && (buf = read_hints_file(file, &l, w)) != NULL)
-            len = (long long)l;
-    }
-    MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm);
-    if (len >= 0 && len <= FILE_MAX) {
-        int fallback = 0;
+    /* rank 0 reads the files its environment names and broadcasts them: one
+     * reader, and the same text on every rank */
+    long long len[NTXT] = {-1, -1};
+    char *buf[NTXT] = {NULL, NULL};
+    if (rank == 0)
+        for (int i = 0; i < NTXT; i++) {
+            const char *path = getenv(txt_var[i]);
+            size_t l = 0;
+            if (path && *path && (buf[i] = read_hints_file(txt_var[i], path, &l, w)) != NULL)
+                len[i] = (long long)l;
+        }
+    MPI_Bcast(len, NTXT, MPI_LONG_LONG, 0, comm);
+    for (int i = 0; i < NTXT; i++) {
+        if (len[i] < 0 || len[i] > FILE_MAX)
+            continue;
         if (rank != 0) {
-            buf = malloc((size_t)len + 1);
-            if (!buf) {
+            buf[i] = malloc((size_t)len[i] + 1);
+            if (!buf[i]) {
                 /* every rank must take part in the Bcast, memory or not */
-                pthread_mutex_lock(&fallback_lock);
-                buf = fallback_buf;
-                fallback = 1;
+                static char sink[FILE_MAX + 1];
+                static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
+                pthread_mutex_lock(&sink_lock);
+                if (len[i] > 0)
+                    MPI_Bcast(sink, (int)len[i], MPI_CHAR, 0, comm);
+                pthread_mutex_unlock(&sink_lock);
+                ferry_hint_warn(w, "ferry: %s: out of memory, hints file ignored", txt_var[i]);
+                continue;
             }
         }
-        if (len > 0)
-            MPI_Bcast(buf, (int)len, MPI_CHAR, 0, comm);
-        buf[len] = '\0';
-        apply_file_text(h, buf, (size_t)len, w);
-        if (fallback) {
-            pthread_mutex_unlock(&fallback_lock);
-            buf = NULL;
-        }
+        if (len[i] > 0)
+            MPI_Bcast(buf[i], (int)len[i], MPI_CHAR, 0, comm);
+        buf[i][len[i]] = '\0';
     }
-    free(buf);
-    const char *spec = getenv("FERRY_HINTS");
-    if (spec && *spec)
-        ferry_hints_apply_patterns(h, spec, filename, w);
+    pthread_mutex_lock(&txt_lock);
+    for (int i = 0; i < NTXT; i++) {
+        free(txt[i]);
+        txt[i] = buf[i];
+    }
+    have_txt = 1;
+    pthread_mutex_unlock(&txt_lock);
+}
+
+/* Applies the kept text of one file (a copy: parsing rewrites it). */
+static void apply_kept(ferry_hints *h, int i, ferry_hint_source src, ferry_hint_warnings *w)
+{
+    pthread_mutex_lock(&txt_lock);
+    char *copy = txt[i] ? strdup(txt[i]) : NULL;
+    pthread_mutex_unlock(&txt_lock);
+    if (copy)
+        apply_file_text(h, txt_var[i], src, copy, strlen(copy), w);
+    free(copy);
+}
+
+void ferry_hints_apply_system(ferry_hints *h, ferry_hint_warnings *w)
+{
+    apply_kept(h, TXT_ROMIO, FERRY_HINT_SRC_FILE, w);
 }
 
 void ferry_hints_apply_env(ferry_hints *h, const char *filename, ferry_hint_warnings *w)
 {
-    const char *file = getenv("FERRY_HINTS_FILE");
-    if (file && *file)
-        ferry_hints_apply_file(h, file, w);
+    pthread_mutex_lock(&txt_lock);
+    int kept = have_txt;
+    pthread_mutex_unlock(&txt_lock);
+    if (kept)
+        apply_kept(h, TXT_FERRY, FERRY_HINT_SRC_FILE, w);
+    else
+        ferry_hints_apply_file(h, getenv("FERRY_HINTS_FILE"), w);
+    const char *cray = getenv("MPICH_MPIIO_HINTS");
+    if (cray && *cray)
+        apply_patterns(h, "MPICH_MPIIO_HINTS", cray, filename ? filename : "", w, NULL);
     const char *spec = getenv("FERRY_HINTS");
     if (spec && *spec)
-        ferry_hints_apply_patterns(h, spec, filename, w);
+        apply_patterns(h, "FERRY_HINTS", spec, filename ? filename : "", w, NULL);
+}
+
+void ferry_hints_apply_env_comm(ferry_hints *h, const char *filename, MPI_Comm comm, ferry_hint_warnings *w)
+{
+    ferry_hints_env_read(comm, w);
+    ferry_hints_apply_env(h, filename, w);
+}
+
+int ferry_hints_env_may_forward(void)
+{
+    ferry_hints h;
+    ferry_hints_defaults(&h);
+    int fwd = 0;
+    for (int i = 0; i < NTXT && !fwd; i++) {
+        /* before MPI_Init there is no rank 0 to read for the others: each
+         * process reads the (bounded) file itself, silently; the open warns */
+        const char *path = getenv(txt_var[i]);
+        size_t len = 0;
+        char *buf = path && *path ? read_hints_file(txt_var[i], path, &len, NULL) : NULL;
+        if (buf) {
+            ferry_hints t;
+            ferry_hints_defaults(&t);
+            apply_file_text(&t, txt_var[i], FERRY_HINT_SRC_FILE, buf, len, NULL);
+            fwd = t.ind_write_strategy == FERRY_IND_FORWARD || t.ind_read_strategy == FERRY_IND_FORWARD;
+        }
+        free(buf);
+    }
+    const char *specs[2] = {getenv("MPICH_MPIIO_HINTS"), getenv("FERRY_HINTS")};
+    for (int i = 0; i < 2; i++)
+        if (specs[i] && *specs[i])
+            apply_patterns(&h, i ? "FERRY_HINTS" : "MPICH_MPIIO_HINTS", specs[i], NULL, NULL, &fwd);
+    return fwd;
 }

@@ -120,8 +120,10 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
 
     ferry_hint_warnings w = {0};
     ferry_hints_defaults(&f->hints);
+    ferry_hints_env_read(f->comm, &w);
+    ferry_hints_apply_system(&f->hints, &w);
     ferry_hints_apply_info(&f->hints, info, &w);
-    ferry_hints_apply_env_comm(&f->hints, f->filename, f->comm, &w);
+    ferry_hints_apply_env(&f->hints, f->filename, &w);
 
     const char *why = NULL;
     int local = local_err != MPI_SUCCESS ? ferry_err_class(local_err) : ferry_amode_check(amode, &why);

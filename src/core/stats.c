@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "core/stats_internal.h"
+#include "core/hints.h"
 
 #define C(f, n) {n, offsetof(ferry_stats, f)}
 const stats_counter ferry_stats_counters[] = {
@@ -115,9 +116,9 @@ static int env_stats, env_timers;
 static char *env_json;
 
 /* "0", "", "no", "false", "off" → 0; a number → that number; else 1. */
-static int env_level(const char *name)
+static int env_level(const char *name, const char *cray)
 {
-    const char *s = getenv(name);
+    const char *s = ferry_env_either(name, cray);
     if (!s || !*s)
         return 0;
     char *end;
@@ -131,8 +132,9 @@ static int env_level(const char *name)
 
 static void env_read(void)
 {
-    env_stats = env_level("FERRY_STATS");
-    env_timers = env_level("FERRY_TIMERS");
+    /* Cray MPICH's switches, for job scripts written for it; ferry's own win */
+    env_stats = env_level("FERRY_STATS", "MPICH_MPIIO_STATS");
+    env_timers = env_level("FERRY_TIMERS", "MPICH_MPIIO_TIMERS");
     const char *j = getenv("FERRY_STATS_JSON");
     env_json = j && *j ? strdup(j) : NULL;
 }

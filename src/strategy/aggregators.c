@@ -1,4 +1,5 @@
 #include "strategy/aggregators.h"
+#include "core/hints.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,7 +165,7 @@ void ferry_aggs_display(const ferry_file *f, const ferry_aggs *a, const ferry_no
 {
     static int wanted = -1;
     if (wanted < 0) {
-        const char *e = getenv("FERRY_AGGREGATOR_DISPLAY");
+        const char *e = ferry_env_either("FERRY_AGGREGATOR_DISPLAY", "MPICH_MPIIO_AGGREGATOR_PLACEMENT_DISPLAY");
         wanted = e && atoi(e) > 0;
     }
     /* once per file and strategy: the placement of a repeated pattern repeats */
