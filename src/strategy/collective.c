@@ -124,6 +124,12 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
             chosen = FERRY_COLL_TWOPHASE; /* BT-IO on the testbed: local 1.1 MiB/s, two-phase 79 */
         else
             reason = "requested by hint";
+        if (chosen == FERRY_COLL_LOCAL && f->atomic && x->is_write) {
+            /* nodes write their aggregates independently, so overlapping
+             * writes of two nodes could interleave; two-phase orders them */
+            chosen = FERRY_COLL_TWOPHASE;
+            reason = "atomic mode: two-phase orders overlapping writes, local cannot";
+        }
         if (code == MPI_SUCCESS) {
             if (!nodes)
                 code = ferry_err(MPI_ERR_INTERN, "could not map ranks to nodes");

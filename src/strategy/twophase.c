@@ -285,6 +285,44 @@ static void drain(ferry_file *f, int src, int tag)
     free(tmp);
 }
 
+/* 1 when two senders' pieces of this round cover a byte in common. */
+static int round_overlaps(const round_work *w)
+{
+    int64_t sum = 0, covered = 0;
+    for (int64_t i = 0; i < w->nspans; i++)
+        sum += w->spans[i].len;
+    for (int64_t i = 0; i < w->nuni; i++)
+        covered += w->uni[i].len;
+    return sum > covered;
+}
+
+/* Receives a round's messages into the buffer. Concurrent receives into
+ * overlapping memory are erroneous in MPI (whichever lands last wins, byte
+ * range by byte range), so when senders overlap they are received one after
+ * the other in increasing rank order: every byte then holds the data of the
+ * highest rank that wrote it, on every aggregator and in every round, which
+ * is the file the ranks' writes give in rank order (what atomic mode asks,
+ * and what ROMIO's atomic two-phase gives). */
+static void receive_round(ferry_file *f, const round_work *w, char *buf, int r, MPI_Request *req)
+{
+    if (!round_overlaps(w)) {
+        for (int i = 0; i < w->ntypes; i++)
+            MPI_Irecv(buf, 1, w->types[i], w->src[i], TAG(r), f->comm, &req[i]);
+        ferry_waitall(w->ntypes, req);
+        return;
+    }
+    int last = -1;
+    for (int k = 0; k < w->ntypes; k++) {
+        int next = -1;
+        for (int i = 0; i < w->ntypes; i++)
+            if (w->src[i] > last && (next < 0 || w->src[i] < w->src[next]))
+                next = i;
+        MPI_Irecv(buf, 1, w->types[next], w->src[next], TAG(r), f->comm, &req[0]);
+        ferry_waitall(1, req);
+        last = w->src[next];
+    }
+}
+
 static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
 {
     char *bufs[2] = {malloc((size_t)B), malloc((size_t)B)};
@@ -323,9 +361,7 @@ static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
                 err = rc;
         }
         double t0 = ferry_now();
-        for (int i = 0; i < w.ntypes; i++)
-            MPI_Irecv(buf, 1, w.types[i], w.src[i], TAG(r), f->comm, &req[i]);
-        ferry_waitall(w.ntypes, req);
+        receive_round(f, &w, buf, r, req);
         ferry_stats_phase(&f->stats, FERRY_PHASE_EXCHANGE, t0);
         nruns = 0;
         if (dense) {
