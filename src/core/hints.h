@@ -42,6 +42,12 @@ typedef enum {
     FERRY_FWD_REFINED,         /* route-aware plus max-link-load local search */
 } ferry_fwd_assign;
 
+/* When a forwarded write's error reaches the program (ferry_forward_errors). */
+typedef enum {
+    FERRY_FWD_ERR_DEFERRED = 0, /* write-behind: at the rank's next forwarded call, sync, close or finalize */
+    FERRY_FWD_ERR_CALL,         /* the write waits for the forwarder: the error at the call */
+} ferry_fwd_errors;
+
 #define FERRY_HINT_STR 256
 
 /* ferry_local_aggregators=all: every rank of a node aggregates. */
@@ -81,6 +87,7 @@ typedef struct ferry_hints {
     int64_t ds_threshold;              /* sieve when the mean gap is below this: 64 KiB */
     int forward_collectors;            /* forwarding: ranks per node that coalesce the node's records: 1 */
     ferry_fwd_assign forward_assign;   /* forwarding: gateway assignment on a model: route-aware */
+    ferry_fwd_errors forward_errors;   /* forwarding: when write errors are reported: deferred */
     /* Added by the hints module: where each hint's value came from, indexed
      * by the hint's field number (see ferry_hints_source_of), one
      * ferry_hint_source per entry. Not part of a hint's value:

@@ -20,6 +20,7 @@ typedef enum {
     HK_IND,       /* ferry_ind_strategy */
     HK_PLACE,     /* ferry_placement */
     HK_FWDASSIGN, /* ferry_fwd_assign */
+    HK_FWDERR,    /* ferry_fwd_errors */
     HK_LOCALAGG,  /* int >= 1 or "all" (FERRY_LOCAL_AGG_ALL) */
     HK_CBLIST,    /* cb_config_list string, validated */
 } hint_kind;

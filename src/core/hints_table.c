@@ -26,6 +26,7 @@ _Static_assert(sizeof(ferry_coll_strategy) == sizeof(int), "enum hints are store
 _Static_assert(sizeof(ferry_ind_strategy) == sizeof(int), "enum hints are stored as int");
 _Static_assert(sizeof(ferry_placement) == sizeof(int), "enum hints are stored as int");
 _Static_assert(sizeof(ferry_fwd_assign) == sizeof(int), "enum hints are stored as int");
+_Static_assert(sizeof(ferry_fwd_errors) == sizeof(int), "enum hints are stored as int");
 
 #define OFF(f) offsetof(ferry_hints, f)
 
@@ -55,6 +56,7 @@ const hint_def ferry_hint_table[] = {
     {"ferry_ds_threshold",       HK_SIZE,     OFF(ds_threshold),            18, 0, 1, 64 * KiB,          0,   TiB,           NULL, "auto sieves when the mean gap is below this"},
     {"ferry_forward_collectors", HK_INT,      OFF(forward_collectors),      19, 0, 1, 1,                 0,   1 << 20,       NULL, "forwarding: ranks per node that coalesce its records (0: none)"},
     {"ferry_forward_assign",     HK_FWDASSIGN, OFF(forward_assign),         20, 0, 1, FERRY_FWD_ROUTE_AWARE, 0, 0,         NULL, "forwarding gateways on FERRY_TOPOLOGY: route-aware|default|refined"},
+    {"ferry_forward_errors",     HK_FWDERR,   OFF(forward_errors),          21, 0, 0, FERRY_FWD_ERR_DEFERRED, 0, 0,        NULL, "forwarded write errors: deferred (next call, sync, close) or call (the write waits)"},
 };
 /* clang-format on */
 const int ferry_hint_count = (int)(sizeof ferry_hint_table / sizeof ferry_hint_table[0]);
@@ -84,6 +86,7 @@ static const enum_name place_names[] = {
 static const enum_name fwdassign_names[] = {
     {"route-aware", FERRY_FWD_ROUTE_AWARE}, {"default", FERRY_FWD_DEFAULT}, {"refined", FERRY_FWD_REFINED},
     {NULL, 0}};
+static const enum_name fwderr_names[] = {{"deferred", FERRY_FWD_ERR_DEFERRED}, {"call", FERRY_FWD_ERR_CALL}, {NULL, 0}};
 static const enum_name bool_names[] = {
     {"true", 1}, {"false", 0}, {"enable", 1}, {"disable", 0}, {"yes", 1}, {"no", 0},
     {"1", 1}, {"0", 0}, {"on", 1}, {"off", 0}, {NULL, 0}};
@@ -322,8 +325,10 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
     case HK_COLL:
     case HK_IND:
     case HK_PLACE:
-    case HK_FWDASSIGN: {
-        const enum_name *names = d->kind == HK_BOOL    ? bool_names
+    case HK_FWDASSIGN:
+    case HK_FWDERR: {
+        const enum_name *names = d->kind == HK_FWDERR  ? fwderr_names
+                                 : d->kind == HK_BOOL    ? bool_names
                                  : d->kind == HK_TRI   ? tri_names
                                  : d->kind == HK_CBTRI ? cbtri_names
                                  : d->kind == HK_COLL  ? coll_names
@@ -337,6 +342,7 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
                                  : d->kind == HK_COLL ? "independent, twophase, local or auto"
                                  : d->kind == HK_IND  ? "direct, sieve, forward or auto"
                                  : d->kind == HK_PLACE ? "spread or topology"
+                                 : d->kind == HK_FWDERR ? "deferred or call"
                                                       : "route-aware, default or refined";
             snprintf(why, whylen, "expected %s", expect);
             return -1;
@@ -399,6 +405,9 @@ void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_
         return;
     case HK_FWDASSIGN:
         snprintf(buf, len, "%s", enum_str(fwdassign_names, get_int(h, d->offset)));
+        return;
+    case HK_FWDERR:
+        snprintf(buf, len, "%s", enum_str(fwderr_names, get_int(h, d->offset)));
         return;
     case HK_CBLIST: {
         const char *s = (const char *)h + d->offset;

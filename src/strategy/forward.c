@@ -312,6 +312,16 @@ int ferry_forward_io(ferry_file *f, const ferry_xfer *x, int *code, int64_t *don
     else
         *code = x->is_write ? fwd_write(w, x, pc, np, done) : fwd_read(w, x, pc, np, done);
     free(pc);
+    if (x->is_write && *code == MPI_SUCCESS && f->hints.forward_errors == FERRY_FWD_ERR_CALL) {
+        /* the write waits until the forwarder has written it: its error, if
+         * any, is this call's, and none of it counts as written (only a
+         * prefix could be, and the forwarder does not say which) */
+        int rc = flush_locked(w);
+        if (rc != MPI_SUCCESS) {
+            *code = rc;
+            *done = 0;
+        }
+    }
     pthread_mutex_unlock(&e->lock);
     return 1;
 }
@@ -384,8 +394,18 @@ static void shut_all(void)
     fwd_entry *list = table;
     pthread_mutex_unlock(&table_lock);
     for (fwd_entry *e = list; e; e = e->next)
-        if (e->w->comm != MPI_COMM_NULL)
-            shut(e->w, e);
+        if (e->w->comm != MPI_COMM_NULL) {
+            int code = shut(e->w, e);
+            if (code != MPI_SUCCESS) {
+                /* the last point the program can hear of it: data it wrote
+                 * is not in the file */
+                char msg[MPI_MAX_ERROR_STRING];
+                int len = 0;
+                MPI_Error_string(code, msg, &len);
+                fprintf(stderr, "ferry: error: rank %d: forwarded writes to \"%s\" failed: %s (reported at MPI_Finalize: the file was not closed)\n",
+                        e->w->me, e->f->filename, msg);
+            }
+        }
 }
 
 static void fallback(ferry_fwd *w, const char *why)
