@@ -23,6 +23,7 @@ struct ferry_coll {
     ferry_nodes nodes;
     ferry_local_win win;
     int fast_independent[2];   /* per direction: the last call allows skipping the pattern step */
+    char decided[2][FERRY_REASON_LEN]; /* per direction: why auto chose independent then */
     int64_t last_bytes[2];
     const void *last_view[2];
     /* the last call's runs and two-phase agreement, per direction: a call
@@ -104,7 +105,9 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     int have_runs = 0;
     if (want == FERRY_COLL_INDEPENDENT || (want == FERRY_COLL_AUTO && c->fast_independent[dir])) {
         chosen = FERRY_COLL_INDEPENDENT;
-        reason = want == FERRY_COLL_INDEPENDENT ? "requested by hint" : "same pattern as the last call";
+        /* the reason that decided it still holds: say it, then the reuse
+         * (formatted once, when it was decided) */
+        reason = want == FERRY_COLL_INDEPENDENT ? "requested by hint" : c->decided[dir];
         if (code == MPI_SUCCESS)
             code = ferry_strategy_independent(f, x, 1, done);
     } else {
@@ -149,7 +152,11 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     if (f->size > 1)
         MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, f->comm);
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
+    int was_fast = c->fast_independent[dir];
     c->fast_independent[dir] = chosen == FERRY_COLL_INDEPENDENT && !out[1] && want == FERRY_COLL_AUTO;
+    if (c->fast_independent[dir] && !was_fast)
+        snprintf(c->decided[dir], sizeof c->decided[dir], "%.*s (same pattern as the last call)",
+                 FERRY_REASON_LEN - 33, reason);
     /* kept only after a call that succeeded everywhere, so every rank keeps alike */
     int ok = code == MPI_SUCCESS && out[0] == MPI_SUCCESS;
     c->have_last[dir] = ok && have_runs && ferry_runs_copy(&c->last_runs[dir], &runs) == MPI_SUCCESS;

@@ -7,6 +7,7 @@
  *   R_INFO="k=v,k=v"                 MPI_Info given to MPI_File_open
  *   R_EXPECT="k=v,k=v"               values get_info must report
  *   R_OPENS=n                        files opened one after the other (3)
+ *   R_BLOCK=n, R_WRITES=n            ints per rank per write (64), collective writes per file (1)
  */
 #include "mpi/tutil.h"
 
@@ -75,14 +76,21 @@ int main(int argc, char **argv)
         if (espec)
             expect_hints(fh, espec);
         /* ferry still runs: an interleaved collective write reads back */
-        int v[64], r[64];
-        for (int i = 0; i < 64; i++)
+        int n = getenv("R_BLOCK") ? atoi(getenv("R_BLOCK")) : 64;
+        int writes = getenv("R_WRITES") ? atoi(getenv("R_WRITES")) : 1;
+        int *v = malloc((size_t)n * sizeof *v), *r = malloc((size_t)n * sizeof *r);
+        for (int i = 0; i < n; i++)
             v[i] = t_rank * 1000 + i + k;
         MPI_Status st;
-        rc = MPI_File_write_at_all(fh, (MPI_Offset)t_rank * sizeof v, v, 64, MPI_INT, &st);
-        EXPECT(rc == MPI_SUCCESS, "write_at_all: %s", t_class_name(rc));
-        rc = MPI_File_read_at_all(fh, (MPI_Offset)t_rank * sizeof v, r, 64, MPI_INT, &st);
-        EXPECT(rc == MPI_SUCCESS && memcmp(v, r, sizeof v) == 0, "read back: %s", t_class_name(rc));
+        MPI_Offset at = (MPI_Offset)t_rank * n * (MPI_Offset)sizeof *v;
+        for (int j = 0; j < writes; j++) {
+            rc = MPI_File_write_at_all(fh, at, v, n, MPI_INT, &st);
+            EXPECT(rc == MPI_SUCCESS, "write_at_all: %s", t_class_name(rc));
+        }
+        rc = MPI_File_read_at_all(fh, at, r, n, MPI_INT, &st);
+        EXPECT(rc == MPI_SUCCESS && memcmp(v, r, (size_t)n * sizeof *v) == 0, "read back: %s", t_class_name(rc));
+        free(v);
+        free(r);
         EXPECT(MPI_File_close(&fh) == MPI_SUCCESS, "close");
     }
     return t_finish("r_hints_env");
