@@ -1,7 +1,9 @@
 #include "core/nodes.h"
 #include "core/finalize.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,11 +46,38 @@ static node_entry *cache_find(MPI_Group g)
     return NULL;
 }
 
-int ferry_nodes_virtual_ppn(void)
+static pthread_once_t ppn_once = PTHREAD_ONCE_INIT;
+static int ppn_value;
+
+/* A whole number from 1 to 2^20; anything else is refused with one
+ * warning (world rank 0), and nodes are then the real hosts. */
+static void ppn_read(void)
 {
     const char *e = getenv("FERRY_RANKS_PER_NODE");
-    int k = e ? atoi(e) : 0;
-    return k > 0 ? k : 0;
+    if (!e || !*e)
+        return;
+    char *end;
+    errno = 0;
+    long long k = strtoll(e, &end, 10);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (end != e && *end == '\0' && errno == 0 && k >= 1 && k <= (1 << 20)) {
+        ppn_value = (int)k;
+        return;
+    }
+    int init = 0, wrank = 0;
+    MPI_Initialized(&init);
+    if (init)
+        MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    if (wrank == 0)
+        fprintf(stderr, "ferry: warning: FERRY_RANKS_PER_NODE=\"%.40s\" ignored: expected a whole number of ranks "
+                        "per node from 1 to %d; nodes are the real hosts\n", e, 1 << 20);
+}
+
+int ferry_nodes_virtual_ppn(void)
+{
+    pthread_once(&ppn_once, ppn_read);
+    return ppn_value;
 }
 
 /* A key naming my node, equal on every rank of comm that shares it: the
