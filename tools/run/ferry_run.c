@@ -33,6 +33,7 @@ static void usage(FILE *to)
             "  --survive             keep compute processes running when a data process dies\n"
             "                        (they get an MPI error instead of being killed with it)\n"
             "  --ranks-per-node K    treat each K consecutive ranks as a node (one-host testing)\n"
+            "  --more-data-than-compute  allow -dp above -np (the extra data processes only serve split reads)\n"
             "  --dry-run             print the launcher command instead of running it\n"
             "launcher: %s (%s); FERRY_MPIEXEC overrides it\n",
             FERRY_RUN_MPIEXEC, FERRY_RUN_FLAVOR);
@@ -86,7 +87,7 @@ int main(int argc, char **argv)
     int ompi = !strcmp(FERRY_RUN_FLAVOR, "openmpi");
     long np = -1, dp = 0, ppn = 0;
     const char *hostfile = NULL;
-    int serve = 0, survive = 0, dry = 0, hosts = 0, oversub = 0;
+    int serve = 0, survive = 0, dry = 0, hosts = 0, oversub = 0, ppn_given = 0, more_data = 0;
     char **pass = calloc((size_t)argc + 1, sizeof *pass);
     int npass = 0, prog = -1;
     for (int i = 1; i < argc; i++) {
@@ -109,6 +110,7 @@ int main(int argc, char **argv)
              !strcmp(a, "--ranks-per-node")) &&
             next) {
             long *dst = !strcmp(a, "-dp") ? &dp : !strcmp(a, "--ranks-per-node") ? &ppn : &np;
+            ppn_given |= dst == &ppn;
             if (count_arg(next, dst) < 0) {
                 fprintf(stderr, "ferry-run: %s needs a count, not '%s'\n", a, next);
                 free(pass);
@@ -122,6 +124,8 @@ int main(int argc, char **argv)
             serve = 1;
         } else if (!strcmp(a, "--survive")) {
             survive = 1;
+        } else if (!strcmp(a, "--more-data-than-compute")) {
+            more_data = 1;
         } else if (!strcmp(a, "--dry-run")) {
             dry = 1;
         } else {
@@ -132,6 +136,17 @@ int main(int argc, char **argv)
             for (int v = 0; v < k && i + 1 < argc; v++)
                 pass[npass++] = argv[++i];
         }
+    }
+    const char *bad = ppn_given && ppn < 1 ? "--ranks-per-node needs at least 1 rank per node"
+                    : ppn > (1 << 20) ? "--ranks-per-node is at most 1048576"
+                    : np >= 1 && dp > np && !more_data
+                        ? "-dp is larger than -np: most data processes would have no compute process to serve "
+                          "(only reads split by FERRY_DECOUPLE_SPLIT use them); give --more-data-than-compute if that is meant"
+                    : NULL;
+    if (bad) {
+        fprintf(stderr, "ferry-run: %s (-np %ld -dp %ld)\n", bad, np, dp);
+        free(pass);
+        return 2;
     }
     if (np < 1 || prog < 0 || prog >= argc) {
         fprintf(stderr, "ferry-run: %s\n", np < 1 ? "-np N (at least one compute process) is required"
