@@ -13,10 +13,8 @@ FERRY_BIND(int, MPI_File_get_position, (MPI_File fh, MPI_Offset *offset))
     FERRY_FILE(fh, f, "MPI_File_get_position");
     if (!offset)
         return ferry_raise(f, ferry_err(MPI_ERR_ARG, "offset pointer is NULL"), "MPI_File_get_position");
-    if (f->amode & MPI_MODE_SEQUENTIAL)
-        return ferry_raise(f, ferry_err(MPI_ERR_UNSUPPORTED_OPERATION,
-                                        "get_position is not allowed on MPI_MODE_SEQUENTIAL files"),
-                           "MPI_File_get_position");
+    /* allowed on MPI_MODE_SEQUENTIAL files too: the standard makes only
+     * seek_shared and get_position_shared erroneous there */
     *offset = f->fp;
     return MPI_SUCCESS;
 }

@@ -296,6 +296,12 @@ static void bad_data_calls(void)
           MPI_ERR_AMODE, MPI_ERR_ARG);
     CHECK("seq_seek", MPI_File_seek(fh, 0, MPI_SEEK_SET), MPI_ERR_UNSUPPORTED_OPERATION, MPI_ERR_AMODE,
           MPI_ERR_ARG);
+    /* MPI-4.0 14.6 (sequential files) makes only seek_shared and
+     * get_position_shared erroneous: get_position is allowed, and the
+     * individual pointer never moves there (OMPIO, ROMIO, MPICH agree) */
+    MPI_Offset pos = -1;
+    CHECK("seq_get_position", MPI_File_get_position(fh, &pos), MPI_SUCCESS);
+    EXPECT(pos == 0, "get_position on a sequential file gave %lld", (long long)pos);
     MPI_File_close(&fh);
 }
 
