@@ -15,26 +15,51 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 /* What the ranks must agree on at open, reduced in one MPI_Allreduce(MAX):
  * a value v agrees when max(v) == -max(-v). */
-enum { AG_ERR, AG_AMODE, AG_NAMODE, AG_DIGEST, AG_NDIGEST, AG_POOL, AG_NPOOL, AG_N };
+enum { AG_ERR, AG_AMODE, AG_NAMODE, AG_DIGEST, AG_NDIGEST, AG_POOL, AG_NPOOL, AG_NAME, AG_NNAME, AG_N };
+
+/* FNV-1a of the file name, shortened so its negation is representable. */
+static int64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (int64_t)(h >> 2);
+}
 
 /* *pool: the agreed shared-pointer pool state (file.h), -2 when the ranks'
  * states differ. */
 static int agree_open(ferry_file *f, int local_err, uint64_t digest, int *amode_differs,
-                      int *hints_differ, int64_t *pool)
+                      int *hints_differ, int64_t *pool, int *names_differ)
 {
+    int64_t nh = name_hash(f->filename);
     int64_t d = (int64_t)(digest >> 2); /* keep -d representable */
     int64_t p = ferry_shfp_pool_state(f);
-    int64_t v[AG_N] = {local_err, f->amode, -(int64_t)f->amode, d, -d, p, -p};
+    int64_t v[AG_N] = {local_err, f->amode, -(int64_t)f->amode, d, -d, p, -p, nh, -nh};
     int64_t r[AG_N];
     MPI_Allreduce(v, r, AG_N, MPI_INT64_T, MPI_MAX, f->comm);
     *amode_differs = r[AG_AMODE] != -r[AG_NAMODE];
     *hints_differ = r[AG_DIGEST] != -r[AG_NDIGEST];
     *pool = r[AG_POOL] == -r[AG_NPOOL] ? r[AG_POOL] : -2;
+    *names_differ = r[AG_NAME] != -r[AG_NNAME];
     return (int)r[AG_ERR];
+}
+
+/* Collective, only when the names differ: 1 if every rank opened the same
+ * file (one inode), 0 if not or if some rank could not open its name. */
+static int one_file(ferry_file *f, int all_opened)
+{
+    struct stat st;
+    int64_t ino = -1;
+    if (all_opened && f->fd.fd >= 0 && fstat(f->fd.fd, &st) == 0)
+        ino = (int64_t)(st.st_ino >> 1);
+    int64_t v[2] = {ino, -ino}, r[2];
+    MPI_Allreduce(v, r, 2, MPI_INT64_T, MPI_MAX, f->comm);
+    return all_opened && r[0] >= 0 && r[0] == -r[1];
 }
 
 static void warn_rank0(ferry_file *f, const ferry_hint_warnings *w)
@@ -127,9 +152,10 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
 
     const char *why = NULL;
     int local = local_err != MPI_SUCCESS ? ferry_err_class(local_err) : ferry_amode_check(amode, &why);
-    int amode_differs = 0, hints_differ = 0;
+    int amode_differs = 0, hints_differ = 0, names_differ = 0;
     int64_t pool = 0;
-    int agreed = agree_open(f, local, ferry_hints_digest(&f->hints), &amode_differs, &hints_differ, &pool);
+    int agreed = agree_open(f, local, ferry_hints_digest(&f->hints), &amode_differs, &hints_differ, &pool,
+                            &names_differ);
     if (agreed != MPI_SUCCESS || amode_differs) {
         int code = local_err != MPI_SUCCESS ? local_err
                  : local != MPI_SUCCESS ? ferry_err(local, why)
@@ -172,6 +198,16 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     int maxcls = cls;
     if (f->size > 1)
         MPI_Allreduce(&cls, &maxcls, 1, MPI_INT, MPI_MAX, f->comm);
+    /* MPI: the names must reference one file, and a collective argument that
+     * differs is MPI_ERR_NOT_SAME. Different spellings of one file are fine
+     * (same inode everywhere); anything else fails on every rank. */
+    if (names_differ && !one_file(f, maxcls == MPI_SUCCESS)) {
+        if (f->fd.fd >= 0)
+            f->fd.drv->close(&f->fd);
+        ferry_shfp_free(f);
+        file_free(f);
+        return ferry_err(MPI_ERR_NOT_SAME, "the ranks of a collective open name different files");
+    }
     if (maxcls != MPI_SUCCESS) {
         if (f->fd.fd >= 0)
             f->fd.drv->close(&f->fd);

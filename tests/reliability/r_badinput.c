@@ -12,6 +12,8 @@
  */
 #include "mpi/tutil.h"
 
+#include <fcntl.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -124,6 +126,18 @@ static void bad_opens(void)
     snprintf(p, sizeof p, "%s/no-such-dir-%d/x.dat", dir, t_rank == 0);
     rc = open_class(p, MPI_MODE_RDWR | MPI_MODE_CREATE);
     EXPECT(rc != MPI_SUCCESS, "open of a missing directory succeeded");
+    /* each rank names its own existing file: MPI-4.0 14.2.1 wants names
+     * that reference one file, and a collective argument that differs is
+     * MPI_ERR_NOT_SAME (ROMIO says MPI_ERR_IO) */
+    snprintf(p, sizeof p, "%s/own-%d.dat", dir, t_rank);
+    close(open(p, O_CREAT | O_WRONLY, 0644));
+    MPI_Barrier(MPI_COMM_WORLD);
+    rc = open_class(p, MPI_MODE_RDWR);
+    CHECK("names_differ", rc, MPI_ERR_NOT_SAME, MPI_ERR_IO);
+    EXPECT_STD(t_class(rc) == MPI_ERR_NOT_SAME, "different files: %s", t_class_name(rc));
+    /* ... and one file spelt differently on each rank is fine */
+    snprintf(p, sizeof p, t_rank ? "%s/./own-0.dat" : "%s/own-0.dat", dir);
+    CHECK("names_spelt_differently", open_class(p, MPI_MODE_RDWR), MPI_SUCCESS);
     snprintf(p, sizeof p, "%s/bad_amode.dat", dir);
     MPI_File fh;
     rc = MPI_File_open(MPI_COMM_NULL, p, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
