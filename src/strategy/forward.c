@@ -56,12 +56,12 @@ static void note_err(ferry_fwd *w, int64_t err)
  * its type (0: none); a reply's payload goes to *data (caller frees). */
 static int64_t ctrl_recv(ferry_fwd *w, int block, int64_t h[FWD_CTRL], char **data)
 {
-    int src = w->fwd_of[w->me], flag = 1, n = 0;
+    int src = w->fwd_of[w->me], flag = 1, n = 0, tag = FWD_TAG_CTRL0 + w->fid;
     MPI_Status st;
     if (block)
-        MPI_Probe(src, FWD_TAG_CTRL, w->comm, &st);
+        MPI_Probe(src, tag, w->comm, &st);
     else
-        MPI_Iprobe(src, FWD_TAG_CTRL, w->comm, &flag, &st);
+        MPI_Iprobe(src, tag, w->comm, &flag, &st);
     if (!flag)
         return 0;
     MPI_Get_count(&st, MPI_BYTE, &n);
@@ -69,14 +69,14 @@ static int64_t ctrl_recv(ferry_fwd *w, int block, int64_t h[FWD_CTRL], char **da
     if (!msg) {
         /* take it anyway so the stream stays in order; its payload is lost */
         int64_t small[FWD_CTRL];
-        MPI_Recv(small, FWD_CTRL * (int)sizeof(int64_t), MPI_BYTE, src, FWD_TAG_CTRL, w->comm, &st);
+        MPI_Recv(small, FWD_CTRL * (int)sizeof(int64_t), MPI_BYTE, src, tag, w->comm, &st);
         memcpy(h, small, sizeof small);
         h[1] = h[1] ? h[1] : 12 /* ENOMEM */, h[2] = 0;
         if (data)
             *data = NULL;
         return h[0];
     }
-    MPI_Recv(msg, n, MPI_BYTE, src, FWD_TAG_CTRL, w->comm, MPI_STATUS_IGNORE);
+    MPI_Recv(msg, n, MPI_BYTE, src, tag, w->comm, MPI_STATUS_IGNORE);
     memcpy(h, msg, FWD_CTRL * sizeof(int64_t));
     if (h[0] == FWD_ERR)
         note_err(w, h[1]);
@@ -127,7 +127,7 @@ static char *new_record(ferry_fwd *w, int64_t type, int64_t np, int64_t nb, int 
     *len = (FWD_HDR + 2 * np) * (int64_t)sizeof(int64_t) + (with_data ? fwd_pad8(nb) : 0);
     int64_t *h = malloc((size_t)*len);
     if (h) {
-        h[0] = type, h[1] = w->me, h[2] = np, h[3] = nb;
+        h[0] = type, h[1] = w->me, h[2] = np, h[3] = nb, h[4] = w->fid;
         if (with_data && nb % 8)
             memset((char *)h + *len - 8, 0, 8); /* the padding, so no undefined bytes go out */
     }
@@ -326,76 +326,202 @@ int ferry_forward_io(ferry_file *f, const ferry_xfer *x, int *code, int64_t *don
     return 1;
 }
 
-/* ---- open and close ----------------------------------------------------- */
+/* ---- channels, open and close ------------------------------------------ */
 
-/* Flushes, then stops the serving thread once every rank of the file has
- * flushed (collective over the file's ranks). */
-static int shut(ferry_fwd *w, fwd_entry *e)
+static pthread_mutex_t chan_lock = PTHREAD_MUTEX_INITIALIZER;
+static fwd_chan *chans; /* newest first: the same order on every rank of a group */
+
+/* This rank's channel for f's group and plan hints, or NULL. */
+static fwd_chan *chan_find(const ferry_file *f)
 {
-    /* The caller's thread serves from here on: MPI need not be ready for a
-     * second thread any more (MPICH is not, inside MPI_Finalize). */
-    pthread_mutex_lock(&e->lock);
-    fwd_server s = {0};
-    if (w->serves) {
-        atomic_store(&w->stop, 1);
-        pthread_join(w->thread, NULL);
-        while (!ferry_fwd_server_init(&s, w))
-            ferry_fwd_pause(&(int){6});
+    MPI_Group g;
+    MPI_Comm_group(f->comm, &g);
+    pthread_mutex_lock(&chan_lock);
+    fwd_chan *c = chans;
+    for (; c; c = c->next) {
+        int same = MPI_UNEQUAL;
+        MPI_Group_compare(g, c->group, &same);
+        if (same == MPI_IDENT && c->collectors == f->hints.forward_collectors &&
+            c->assign == f->hints.forward_assign)
+            break;
     }
-    int acked = !w->dirty, done = 0, idle = 0;
-    if (w->dirty) {
-        int64_t len;
-        char *rec = new_record(w, FWD_FLUSH, 0, 0, 0, &len);
-        while (!rec) {
-            ferry_fwd_pause(&(int){6});
-            rec = new_record(w, FWD_FLUSH, 0, 0, 0, &len);
+    pthread_mutex_unlock(&chan_lock);
+    MPI_Group_free(&g);
+    return c;
+}
+
+/* Collective over f->comm: a new channel with its plan and serving thread,
+ * or NULL on every rank (then *why says what failed). */
+static fwd_chan *chan_create(ferry_file *f, const char **why)
+{
+    fwd_chan *c = calloc(1, sizeof *c);
+    int ok = c != NULL, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
+    if (!all) {
+        free(c);
+        *why = "out of memory";
+        return NULL;
+    }
+    ferry_fwd *w = &c->route;
+    w->chan = c;
+    w->me = f->rank, w->size = f->size;
+    c->collectors = f->hints.forward_collectors;
+    c->assign = f->hints.forward_assign;
+    MPI_Comm_dup(f->comm, &w->comm);
+    int rc = ferry_fwd_plan(w, c->collectors, c->assign);
+    int started = rc == MPI_SUCCESS && (!w->serves || pthread_create(&w->thread, NULL, ferry_fwd_serve, w) == 0);
+    int every = 0;
+    MPI_Allreduce(&started, &every, 1, MPI_INT, MPI_MIN, f->comm);
+    if (!every) {
+        if (started && w->serves) {
+            atomic_store(&w->stop, 1);
+            pthread_join(w->thread, NULL);
         }
-        send_record(w, rec, len, 0);
+        MPI_Comm_free(&w->comm);
+        free(w->fwd_of);
+        free(c);
+        *why = rc == MPI_SUCCESS ? "no serving thread" : "no forwarding plan";
+        return NULL;
     }
-    /* every rank's data is in the file once all have their acknowledgement */
-    MPI_Request bar = MPI_REQUEST_NULL;
-    while (!done) {
-        int64_t got = w->serves ? ferry_fwd_serve_once(&s) : 0, h[FWD_CTRL];
-        while (!acked && ctrl_recv(w, 0, h, NULL))
-            acked = h[0] == FWD_ACK;
-        if (acked && bar == MPI_REQUEST_NULL)
-            MPI_Ibarrier(w->comm, &bar);
-        if (bar != MPI_REQUEST_NULL)
-            MPI_Test(&bar, &done, MPI_STATUS_IGNORE);
-        if (got)
-            idle = 0;
-        else if (!done)
-            ferry_fwd_pause(&idle);
+    pthread_mutex_init(&c->lock, NULL);
+    MPI_Comm_group(f->comm, &c->group);
+    pthread_mutex_lock(&chan_lock);
+    c->next = chans;
+    chans = c;
+    pthread_mutex_unlock(&chan_lock);
+    return c;
+}
+
+/* Collective: the channel every rank of f found, or a new one. */
+static fwd_chan *chan_get(ferry_file *f, const char **why)
+{
+    fwd_chan *c = chan_find(f);
+    int have = c != NULL, all = 0;
+    MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, f->comm);
+    return all ? c : chan_create(f, why);
+}
+
+/* Collective: the lowest id free on every rank, registered for w; -1 when
+ * the channel is full. */
+static int chan_add(fwd_chan *c, ferry_fwd *w, MPI_Comm comm)
+{
+    int id = 0;
+    for (;;) {
+        pthread_mutex_lock(&c->lock);
+        while (id < FWD_MAX_FILES && c->files[id])
+            id++;
+        pthread_mutex_unlock(&c->lock);
+        int agreed = id, lo = id;
+        MPI_Allreduce(&id, &agreed, 1, MPI_INT, MPI_MAX, comm);
+        MPI_Allreduce(&id, &lo, 1, MPI_INT, MPI_MIN, comm);
+        if (agreed >= FWD_MAX_FILES)
+            return -1;
+        if (agreed == lo)
+            break;
+        id = agreed;
     }
-    w->dirty = 0;
-    ferry_fwd_queue_wait(&w->out);
-    if (w->serves)
-        ferry_fwd_server_done(&s);
-    poll_ctrl(w);
-    int code = w->err;
-    w->err = MPI_SUCCESS;
-    pthread_mutex_unlock(&e->lock);
+    pthread_mutex_lock(&c->lock);
+    c->files[id] = w;
+    c->nopen++;
+    pthread_mutex_unlock(&c->lock);
+    return id;
+}
+
+/* Unregisters w (every rank of the file is past its last record); the last
+ * file of a channel stops its thread and frees it (collective then). */
+static void chan_remove(ferry_fwd *w)
+{
+    fwd_chan *c = w->chan;
+    pthread_mutex_lock(&c->lock);
+    c->files[w->fid] = NULL;
+    int last = --c->nopen == 0;
     w->f->stats.sys_writes += w->sys_writes;
     w->f->stats.sys_write_bytes += w->sys_write_bytes;
     w->f->stats.sys_reads += w->sys_reads;
     w->f->stats.sys_read_bytes += w->sys_read_bytes;
-    MPI_Comm_free(&w->comm);
-    w->comm = MPI_COMM_NULL;
-    w->write_on = w->read_on = 0;
-    return code;
+    pthread_mutex_unlock(&c->lock);
+    if (!last)
+        return;
+    pthread_mutex_lock(&chan_lock);
+    fwd_chan **p = &chans;
+    while (*p != c)
+        p = &(*p)->next;
+    *p = c->next;
+    pthread_mutex_unlock(&chan_lock);
+    if (c->route.serves && !c->route.stop) {
+        atomic_store(&c->route.stop, 1);
+        pthread_join(c->route.thread, NULL);
+    }
+    if (c->route.comm != MPI_COMM_NULL)
+        MPI_Comm_free(&c->route.comm);
+    MPI_Group_free(&c->group);
+    pthread_mutex_destroy(&c->lock);
+    free(c->route.fwd_of);
+    free(c);
 }
 
 /* At MPI_Finalize, files left open (erroneous, but it happens) still get
- * their data written, and no serving thread calls MPI after it. Files were
- * opened collectively, so every rank meets them in the same order. */
+ * their data written, and no serving thread calls MPI after it: each
+ * channel's thread stops and this thread serves it until every rank has
+ * flushed each open file (MPICH is not ready for a second thread inside
+ * MPI_Finalize). Files were opened collectively, so every rank meets them
+ * in the same order. */
 static void shut_all(void)
 {
-    pthread_mutex_lock(&table_lock);
-    fwd_entry *list = table;
-    pthread_mutex_unlock(&table_lock);
-    for (fwd_entry *e = list; e; e = e->next)
-        if (e->w->comm != MPI_COMM_NULL) {
-            int code = shut(e->w, e);
+    pthread_mutex_lock(&chan_lock);
+    fwd_chan *list = chans;
+    pthread_mutex_unlock(&chan_lock);
+    for (fwd_chan *c = list; c; c = c->next) {
+        ferry_fwd *r = &c->route;
+        fwd_server s = {0};
+        if (r->serves) {
+            atomic_store(&r->stop, 1);
+            pthread_join(r->thread, NULL);
+            r->serves = 2; /* stopped, serving from here */
+            while (!ferry_fwd_server_init(&s, r))
+                ferry_fwd_pause(&(int){6});
+        }
+        pthread_mutex_lock(&table_lock);
+        fwd_entry *files = table;
+        pthread_mutex_unlock(&table_lock);
+        for (fwd_entry *e = files; e; e = e->next) {
+            ferry_fwd *w = e->w;
+            if (w->chan != c || w->comm == MPI_COMM_NULL)
+                continue;
+            pthread_mutex_lock(&e->lock);
+            int acked = !w->dirty, done = 0, idle = 0;
+            if (w->dirty) {
+                int64_t len;
+                char *rec = new_record(w, FWD_FLUSH, 0, 0, 0, &len);
+                while (!rec) {
+                    ferry_fwd_pause(&(int){6});
+                    rec = new_record(w, FWD_FLUSH, 0, 0, 0, &len);
+                }
+                send_record(w, rec, len, 0);
+            }
+            /* every rank's data is in the file once all have their acknowledgement */
+            MPI_Request bar = MPI_REQUEST_NULL;
+            while (!done) {
+                int64_t got = r->serves ? ferry_fwd_serve_once(&s) : 0, h[FWD_CTRL];
+                while (!acked && ctrl_recv(w, 0, h, NULL))
+                    acked = h[0] == FWD_ACK;
+                if (acked && bar == MPI_REQUEST_NULL)
+                    MPI_Ibarrier(r->comm, &bar);
+                if (bar != MPI_REQUEST_NULL)
+                    MPI_Test(&bar, &done, MPI_STATUS_IGNORE);
+                if (got)
+                    idle = 0;
+                else if (!done)
+                    ferry_fwd_pause(&idle);
+            }
+            w->dirty = 0;
+            ferry_fwd_queue_wait(&w->out);
+            poll_ctrl(w);
+            int code = w->err;
+            w->err = MPI_SUCCESS;
+            w->write_on = w->read_on = 0;
+            w->comm = MPI_COMM_NULL; /* the file is done with forwarding */
+            pthread_mutex_unlock(&e->lock);
             if (code != MPI_SUCCESS) {
                 /* the last point the program can hear of it: data it wrote
                  * is not in the file */
@@ -403,9 +529,14 @@ static void shut_all(void)
                 int len = 0;
                 MPI_Error_string(code, msg, &len);
                 fprintf(stderr, "ferry: error: rank %d: forwarded writes to \"%s\" failed: %s (reported at MPI_Finalize: the file was not closed)\n",
-                        e->w->me, e->f->filename, msg);
+                        w->me, e->f->filename, msg);
             }
         }
+        if (r->serves)
+            ferry_fwd_server_done(&s);
+        r->serves = 0;
+        MPI_Comm_free(&r->comm);
+    }
 }
 
 static void fallback(ferry_fwd *w, const char *why)
@@ -444,28 +575,28 @@ void ferry_forward_open(ferry_file *f)
         snprintf(why, sizeof why, "needs MPI_THREAD_MULTIPLE, MPI provides %s", level_name(low));
         fallback(w, why);
     } else {
-        MPI_Comm_dup(f->comm, &w->comm);
-        int rc = ferry_fwd_plan(w, f->hints.forward_collectors);
-        int started = rc == MPI_SUCCESS && (!w->serves || pthread_create(&w->thread, NULL, ferry_fwd_serve, w) == 0);
-        int every = 0;
-        MPI_Allreduce(&started, &every, 1, MPI_INT, MPI_MIN, f->comm);
-        if (!every) {
-            if (started && w->serves) {
-                atomic_store(&w->stop, 1);
-                pthread_join(w->thread, NULL);
-            }
-            MPI_Comm_free(&w->comm);
-            w->comm = MPI_COMM_NULL;
-            free(w->fwd_of);
-            w->fwd_of = NULL;
-            fallback(w, rc == MPI_SUCCESS ? "no serving thread" : "no forwarding plan");
+        const char *why = NULL;
+        fwd_chan *c = chan_get(f, &why);
+        int fid = c ? chan_add(c, w, f->comm) : -1;
+        if (!c) {
+            fallback(w, why);
+        } else if (fid < 0) {
+            char msg[64];
+            snprintf(msg, sizeof msg, "more than %d forwarded files open", FWD_MAX_FILES);
+            fallback(w, msg);
         } else {
+            ferry_fwd *r = &c->route;
+            w->chan = c, w->fid = fid;
+            w->comm = r->comm;
+            w->fwd_of = r->fwd_of;
+            w->first_hop = r->first_hop;
+            w->nforwarders = r->nforwarders, w->ncollect = r->ncollect;
+            snprintf(w->why, sizeof w->why, "%s", r->why);
             w->write_on = f->hints.ind_write_strategy == FERRY_IND_FORWARD;
             w->read_on = f->hints.ind_read_strategy == FERRY_IND_FORWARD;
+            ferry_at_finalize(shut_all);
         }
     }
-    if (w->comm != MPI_COMM_NULL)
-        ferry_at_finalize(shut_all);
     e->f = f;
     e->w = w;
     pthread_mutex_init(&e->lock, NULL);
@@ -481,7 +612,18 @@ int ferry_forward_close(ferry_file *f)
     if (!e)
         return MPI_SUCCESS;
     ferry_fwd *w = e->w;
-    int code = w->comm != MPI_COMM_NULL ? shut(w, e) : MPI_SUCCESS;
+    int code = MPI_SUCCESS;
+    if (w->comm != MPI_COMM_NULL) {
+        pthread_mutex_lock(&e->lock);
+        code = flush_locked(w);
+        w->write_on = w->read_on = 0;
+        pthread_mutex_unlock(&e->lock);
+        /* every rank's records of this file are executed once all flushed;
+         * the channel's threads serve meanwhile */
+        MPI_Barrier(f->comm);
+        chan_remove(w);
+        w->comm = MPI_COMM_NULL;
+    }
     pthread_mutex_lock(&table_lock);
     fwd_entry **p = &table;
     while (*p != e)
@@ -490,7 +632,6 @@ int ferry_forward_close(ferry_file *f)
     pthread_mutex_unlock(&table_lock);
     pthread_mutex_destroy(&e->lock);
     free(w->out.v);
-    free(w->fwd_of);
     free(w);
     free(e);
     return code;

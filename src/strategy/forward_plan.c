@@ -55,7 +55,7 @@ static const ferry_topo_machine *model_of(ferry_fwd *w, const ferry_nodes *nodes
     return m;
 }
 
-int ferry_fwd_plan(ferry_fwd *w, int collectors)
+int ferry_fwd_plan(ferry_fwd *w, int collectors, ferry_fwd_assign assign)
 {
     ferry_nodes nodes = {0};
     int rc = ferry_nodes_build(w->comm, &nodes);
@@ -90,7 +90,7 @@ int ferry_fwd_plan(ferry_fwd *w, int collectors)
     for (int k = 0; k < nn; k++)
         if (np == 0 || pn[np - 1] != pn[k])
             pn[np++] = pn[k];
-    ferry_fwd_assign a = w->f->hints.forward_assign;
+    ferry_fwd_assign a = assign;
     ferry_topo_assign_algo algo = !routed || a == FERRY_FWD_DEFAULT ? FERRY_TOPO_ASSIGN_DEFAULT
                                 : a == FERRY_FWD_REFINED            ? FERRY_TOPO_ASSIGN_REFINED
                                                                     : FERRY_TOPO_ASSIGN_ROUTE_AWARE;

@@ -17,7 +17,8 @@
 
 #define FWD_BURST (16 << 20) /* bytes received before relaying what arrived */
 
-static void send_ctrl(ferry_fwd *w, fwd_queue *q, int owner, int64_t type, int64_t err, char *msg, int64_t bytes)
+static void send_ctrl(ferry_fwd *w, fwd_queue *q, int owner, int64_t fid, int64_t type, int64_t err, char *msg,
+                      int64_t bytes)
 {
     if (!msg && !(msg = malloc(FWD_CTRL * sizeof(int64_t))))
         return; /* the owner's flush then waits: out of memory is not survivable here */
@@ -25,35 +26,38 @@ static void send_ctrl(ferry_fwd *w, fwd_queue *q, int owner, int64_t type, int64
     h[0] = type, h[1] = err, h[2] = bytes;
     int64_t len = FWD_CTRL * (int64_t)sizeof(int64_t) + bytes;
     MPI_Request req;
-    MPI_Isend(msg, (int)len, MPI_BYTE, owner, FWD_TAG_CTRL, w->comm, &req);
+    MPI_Isend(msg, (int)len, MPI_BYTE, owner, FWD_TAG_CTRL0 + (int)fid, w->comm, &req);
     ferry_fwd_queue_push(q, req, msg, len);
     if (bytes > 0)
         ferry_trace_send(w->comm, owner, bytes);
 }
 
-static void do_write(ferry_fwd *w, fwd_queue *q, int owner, const int64_t *pc, int64_t np, const char *data)
+/* w: the channel's route; file: the file the record is for (channel locked). */
+static void do_write(ferry_fwd *w, ferry_fwd *file, fwd_queue *q, int owner, const int64_t *pc, int64_t np,
+                     const char *data)
 {
-    ferry_fd *fd = &w->f->fd;
+    ferry_fd *fd = &file->f->fd;
     for (int64_t i = 0; i < np; i++) {
         int64_t rc = fd->drv->pwrite(fd, data, pc[2 * i + 1], pc[2 * i]);
         if (rc < 0) {
-            send_ctrl(w, q, owner, FWD_ERR, -rc, NULL, 0);
+            send_ctrl(w, q, owner, file->fid, FWD_ERR, -rc, NULL, 0);
             return;
         }
-        w->sys_writes++;
-        w->sys_write_bytes += rc;
+        file->sys_writes++;
+        file->sys_write_bytes += rc;
         data += pc[2 * i + 1];
     }
 }
 
-static void do_read(ferry_fwd *w, fwd_queue *q, int owner, const int64_t *pc, int64_t np, int64_t nb)
+static void do_read(ferry_fwd *w, ferry_fwd *file, fwd_queue *q, int owner, const int64_t *pc, int64_t np,
+                    int64_t nb)
 {
     char *msg = malloc(FWD_CTRL * sizeof(int64_t) + (size_t)nb);
     if (!msg) {
-        send_ctrl(w, q, owner, FWD_REPLY, ENOMEM, NULL, 0);
+        send_ctrl(w, q, owner, file->fid, FWD_REPLY, ENOMEM, NULL, 0);
         return;
     }
-    ferry_fd *fd = &w->f->fd;
+    ferry_fd *fd = &file->f->fd;
     char *data = msg + FWD_CTRL * sizeof(int64_t);
     int64_t got = 0, err = 0;
     for (int64_t i = 0; i < np; i++) {
@@ -63,12 +67,12 @@ static void do_read(ferry_fwd *w, fwd_queue *q, int owner, const int64_t *pc, in
             break;
         }
         got += rc;
-        w->sys_reads++;
-        w->sys_read_bytes += rc;
+        file->sys_reads++;
+        file->sys_read_bytes += rc;
         if (rc < pc[2 * i + 1])
             break; /* end of file: the data stream stops here, as in direct reads */
     }
-    send_ctrl(w, q, owner, FWD_REPLY, err, msg, got);
+    send_ctrl(w, q, owner, file->fid, FWD_REPLY, err, msg, got);
 }
 
 static int append(relay *r, const char *rec, int64_t len)
@@ -92,21 +96,31 @@ static void handle(ferry_fwd *w, const char *msg, int64_t n, relay *rel, fwd_que
 {
     for (int64_t at = 0; at + FWD_HDR * (int64_t)sizeof(int64_t) <= n;) {
         const int64_t *h = (const int64_t *)(msg + at);
-        int64_t type = h[0], np = h[2], nb = h[3];
+        int64_t type = h[0], np = h[2], nb = h[3], fid = h[4];
         int owner = (int)h[1];
         const int64_t *pc = h + FWD_HDR;
         int64_t len = (FWD_HDR + 2 * np) * (int64_t)sizeof(int64_t) + (type == FWD_WRITE ? fwd_pad8(nb) : 0);
         int to = w->fwd_of[owner];
         if (to != w->me) {
             if (!append(&rel[to], msg + at, len))
-                send_ctrl(w, q, owner, FWD_ERR, ENOMEM, NULL, 0);
-        } else if (type == FWD_WRITE) {
-            do_write(w, q, owner, pc, np, (const char *)(pc + 2 * np));
-        } else if (type == FWD_READ) {
-            do_read(w, q, owner, pc, np, nb);
-        } else {
-            send_ctrl(w, q, owner, FWD_ACK, 0, NULL, 0);
+                send_ctrl(w, q, owner, fid, FWD_ERR, ENOMEM, NULL, 0);
+            at += len;
+            continue;
         }
+        /* the file stays registered until all its ranks passed close, after
+         * their last record: the lock only keeps opens and closes of other
+         * files out while this one is used */
+        pthread_mutex_lock(&w->chan->lock);
+        ferry_fwd *file = fwd_chan_file(w->chan, fid);
+        if (!file)
+            ; /* no such file: a record can only come from an open file */
+        else if (type == FWD_WRITE)
+            do_write(w, file, q, owner, pc, np, (const char *)(pc + 2 * np));
+        else if (type == FWD_READ)
+            do_read(w, file, q, owner, pc, np, nb);
+        else
+            send_ctrl(w, q, owner, fid, FWD_ACK, 0, NULL, 0);
+        pthread_mutex_unlock(&w->chan->lock);
         at += len;
     }
 }

@@ -17,6 +17,8 @@
  */
 #include "mpi/tutil.h"
 
+#include <dirent.h>
+
 #include <stdint.h>
 #include <sys/resource.h>
 
@@ -67,14 +69,34 @@ static void files(int n)
         rc = MPI_File_write_at_all(fh[i], (MPI_Offset)t_rank * (MPI_Offset)sizeof v, v, 2, MPI_INT,
                                    MPI_STATUS_IGNORE);
         bad += rc != MPI_SUCCESS;
+        /* and an independent write, which a forwarding strategy forwards */
+        int u[2] = {-i, t_rank};
+        rc = MPI_File_write_at(fh[i], (MPI_Offset)(t_size + t_rank) * (MPI_Offset)sizeof u, u, 2, MPI_INT,
+                               MPI_STATUS_IGNORE);
+        bad += rc != MPI_SUCCESS;
     }
     t_report("files opened %d of %d", opened, n);
+    /* resources per open file must be bounded: no thread per file */
+    int threads = 0;
+    DIR *d = opendir("/proc/self/task");
+    for (struct dirent *de; d && (de = readdir(d));)
+        threads += de->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    const char *maxt = getenv("R_MAX_THREADS");
+    if (maxt)
+        EXPECT(threads <= atoi(maxt), "%d threads with %d files open (at most %s wanted)", threads, opened, maxt);
+    if (t_rank == 0)
+        printf("r_many: %d threads on rank 0 with %d files open\n", threads, opened);
     for (int i = 0; i < opened; i++) {
         int v[2] = {-1, -1};
         int nb = (t_rank + 1) % t_size;
         int rc = MPI_File_read_at_all(fh[i], (MPI_Offset)nb * (MPI_Offset)sizeof v, v, 2, MPI_INT,
                                       MPI_STATUS_IGNORE);
         bad += rc != MPI_SUCCESS || v[0] != i || v[1] != nb;
+        rc = MPI_File_read_at(fh[i], (MPI_Offset)(t_size + nb) * (MPI_Offset)sizeof v, v, 2, MPI_INT,
+                              MPI_STATUS_IGNORE);
+        bad += rc != MPI_SUCCESS || v[0] != -i || v[1] != nb;
     }
     for (int i = 0; i < opened; i++)
         bad += MPI_File_close(&fh[i]) != MPI_SUCCESS;
