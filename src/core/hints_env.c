@@ -205,7 +205,7 @@ static void apply_patterns(ferry_hints *h, const char *ctx, const char *spec, co
 }
 
 /* Problems with the file itself (missing, not a regular file, binary) are
- * warned about once per process and variable, not at every open. */
+ * warned about once per process and variable when read at each open. */
 static int warned_once(const char *var)
 {
     static int warned[2];
@@ -228,13 +228,13 @@ static const char *kind_of(mode_t m)
  * warning. Bounded: the open never waits (O_NONBLOCK: a FIFO without a
  * writer, a device), anything but a regular file is refused before a byte is
  * read, and at most FILE_MAX + 1 bytes are read. */
-static char *read_hints_file(const char *var, const char *path, size_t *lenp, ferry_hint_warnings *w)
+static char *read_hints_file(const char *var, const char *path, size_t *lenp, ferry_hint_warnings *w, int once)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         int e = errno;
-        if (w && !warned_once(var)) {
+        if (w && (!once || !warned_once(var))) {
             if (fd >= 0 && !S_ISREG(st.st_mode))
                 ferry_hint_warn(w, "ferry: %s \"%.100s\" is %s, not a hints file: ignored", var, path,
                                 kind_of(st.st_mode));
@@ -261,7 +261,7 @@ static char *read_hints_file(const char *var, const char *path, size_t *lenp, fe
     }
     close(fd);
     if (memchr(buf, '\0', len)) {
-        if (w && !warned_once(var))
+        if (w && (!once || !warned_once(var)))
             ferry_hint_warn(w, "ferry: %s \"%.100s\" holds binary data (a NUL byte), not `key value` lines: ignored",
                             var, path);
         free(buf);
@@ -272,7 +272,7 @@ static char *read_hints_file(const char *var, const char *path, size_t *lenp, fe
         len = FILE_MAX;
         while (len > 0 && buf[len - 1] != '\n')
             len--;
-        if (w && !warned_once(var))
+        if (w && (!once || !warned_once(var)))
             ferry_hint_warn(w, "ferry: %s \"%.100s\": only the first %d KiB are read", var, path,
                             FILE_MAX / 1024);
     }
@@ -357,7 +357,7 @@ void ferry_hints_apply_file(ferry_hints *h, const char *path, ferry_hint_warning
     if (!h || !path || !*path)
         return;
     size_t len = 0;
-    char *buf = read_hints_file("FERRY_HINTS_FILE", path, &len, w);
+    char *buf = read_hints_file("FERRY_HINTS_FILE", path, &len, w, 0);
     if (buf)
         apply_file_text(h, "FERRY_HINTS_FILE", FERRY_HINT_SRC_FILE, buf, len, w);
     free(buf);
@@ -383,7 +383,7 @@ void ferry_hints_env_read(MPI_Comm comm, ferry_hint_warnings *w)
         for (int i = 0; i < NTXT; i++) {
             const char *path = getenv(txt_var[i]);
             size_t l = 0;
-            if (path && *path && (buf[i] = read_hints_file(txt_var[i], path, &l, w)) != NULL)
+            if (path && *path && (buf[i] = read_hints_file(txt_var[i], path, &l, w, 1)) != NULL)
                 len[i] = (long long)l;
         }
     MPI_Bcast(len, NTXT, MPI_LONG_LONG, 0, comm);
@@ -466,7 +466,7 @@ int ferry_hints_env_may_forward(void)
          * process reads the (bounded) file itself, silently; the open warns */
         const char *path = getenv(txt_var[i]);
         size_t len = 0;
-        char *buf = path && *path ? read_hints_file(txt_var[i], path, &len, NULL) : NULL;
+        char *buf = path && *path ? read_hints_file(txt_var[i], path, &len, NULL, 0) : NULL;
         if (buf) {
             ferry_hints t;
             ferry_hints_defaults(&t);
