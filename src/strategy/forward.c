@@ -367,6 +367,7 @@ static fwd_chan *chan_create(ferry_file *f, const char **why)
     w->me = f->rank, w->size = f->size;
     c->collectors = f->hints.forward_collectors;
     c->assign = f->hints.forward_assign;
+    pthread_mutex_init(&c->lock, NULL); /* before the thread can use it */
     MPI_Comm_dup(f->comm, &w->comm);
     int rc = ferry_fwd_plan(w, c->collectors, c->assign);
     int started = rc == MPI_SUCCESS && (!w->serves || pthread_create(&w->thread, NULL, ferry_fwd_serve, w) == 0);
@@ -379,11 +380,11 @@ static fwd_chan *chan_create(ferry_file *f, const char **why)
         }
         MPI_Comm_free(&w->comm);
         free(w->fwd_of);
+        pthread_mutex_destroy(&c->lock);
         free(c);
         *why = rc == MPI_SUCCESS ? "no serving thread" : "no forwarding plan";
         return NULL;
     }
-    pthread_mutex_init(&c->lock, NULL);
     MPI_Comm_group(f->comm, &c->group);
     pthread_mutex_lock(&chan_lock);
     c->next = chans;
@@ -424,6 +425,9 @@ static int chan_add(fwd_chan *c, ferry_fwd *w, MPI_Comm comm)
     c->files[id] = w;
     c->nopen++;
     pthread_mutex_unlock(&c->lock);
+    /* no rank may send a record of the file before every forwarder knows
+     * its id (the serving threads run already) */
+    MPI_Barrier(comm);
     return id;
 }
 

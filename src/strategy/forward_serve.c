@@ -113,7 +113,7 @@ static void handle(ferry_fwd *w, const char *msg, int64_t n, relay *rel, fwd_que
         pthread_mutex_lock(&w->chan->lock);
         ferry_fwd *file = fwd_chan_file(w->chan, fid);
         if (!file)
-            ; /* no such file: a record can only come from an open file */
+            ; /* cannot happen: ids are registered everywhere before use (chan_add) */
         else if (type == FWD_WRITE)
             do_write(w, file, q, owner, pc, np, (const char *)(pc + 2 * np));
         else if (type == FWD_READ)
