@@ -1,7 +1,7 @@
 #include "core/async.h"
 #include "core/errors.h"
 #include "core/stats_internal.h"
-#include "strategy/strategy.h"
+#include "core/strategies.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -143,13 +143,13 @@ static int async_start(ferry_file *f)
     pthread_cond_init(&a->idle, NULL);
     ferry_stats_init(&a->shadow.stats);
     a->shadow.comm = MPI_COMM_NULL;
-    if (ferry_strategy_own_nodes(&a->shadow) != MPI_SUCCESS) {
+    if (ferry_strategies.own_nodes(&a->shadow) != MPI_SUCCESS) {
         free(a);
         return ferry_err(MPI_ERR_NO_MEM, "out of memory for the file's worker");
     }
     f->async = a;
     if (pthread_create(&a->thread, NULL, worker_main, f) != 0) {
-        ferry_strategy_release(&a->shadow);
+        ferry_strategies.release(&a->shadow);
         free(a);
         f->async = NULL;
         return ferry_err(MPI_ERR_OTHER, "cannot start the file's worker thread");
@@ -218,7 +218,7 @@ void ferry_async_stop(ferry_file *f)
     pthread_cond_signal(&a->work);
     pthread_mutex_unlock(&a->mu);
     pthread_join(a->thread, NULL);
-    ferry_strategy_release(&a->shadow);
+    ferry_strategies.release(&a->shadow);
     if (a->shadow.comm != MPI_COMM_NULL)
         MPI_Comm_free(&a->shadow.comm);
     pthread_mutex_destroy(&a->mu);

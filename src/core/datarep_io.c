@@ -7,7 +7,7 @@
 #include "core/datarep_io.h"
 #include "core/errors.h"
 #include "datatype/signature.h"
-#include "strategy/sieve.h"
+#include "datatype/memwalk.h"
 
 #include <limits.h>
 #include <stdlib.h>

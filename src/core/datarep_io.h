@@ -5,7 +5,7 @@
 
 #include "core/datarep.h"
 #include "core/io.h"
-#include "strategy/strategy.h"
+#include "core/strategies.h"
 
 typedef struct ferry_stage {
     int active;

@@ -2,7 +2,7 @@
 #include "core/datarep_io.h"
 #include "core/async.h"
 #include "core/errors.h"
-#include "strategy/strategy.h"
+#include "core/strategies.h"
 
 #include <stdlib.h>
 
@@ -102,9 +102,9 @@ static void op_finish(ferry_file *f, ferry_started *op, int *code_out, int64_t *
     int code = op->code;
     int64_t done = 0;
     if (c->collective)
-        code = ferry_strategy_collective(f, &op->x, code, &done);
+        code = ferry_strategies.collective(f, &op->x, code, &done);
     else if (code == MPI_SUCCESS)
-        code = ferry_strategy_independent(f, &op->x, 0, &done);
+        code = ferry_strategies.independent(f, &op->x, 0, &done);
     if (op->x.mem)
         ferry_flat_release(op->x.mem);
     if (c->where == FERRY_INDIVIDUAL)

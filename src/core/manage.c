@@ -1,6 +1,6 @@
 #include "core/manage.h"
+#include "core/strategies.h"
 #include "core/errors.h"
-#include "strategy/forward.h"
 
 /* One allreduce checks that a value agrees and carries any local error. */
 static int agree_value(ferry_file *f, int64_t value, int local, int *differs)
@@ -14,7 +14,7 @@ static int agree_value(ferry_file *f, int64_t value, int local, int *differs)
 /* Rank 0 applies a size change; the others learn its outcome. */
 static int size_change(ferry_file *f, MPI_Offset size, int truncate, const char *differs_msg)
 {
-    int local = ferry_forward_flush(f);
+    int local = ferry_strategies.flush(f);
     if (local != MPI_SUCCESS)
         ;
     else if (size < 0)
@@ -55,7 +55,7 @@ int ferry_file_preallocate(ferry_file *f, MPI_Offset size)
 int ferry_file_get_size(ferry_file *f, MPI_Offset *size)
 {
     int64_t s = 0;
-    int fwd = ferry_forward_flush(f);
+    int fwd = ferry_strategies.flush(f);
     if (fwd != MPI_SUCCESS)
         return fwd;
     int err = f->fd.drv->size(&f->fd, &s);
@@ -68,7 +68,7 @@ int ferry_file_get_size(ferry_file *f, MPI_Offset *size)
 int ferry_file_sync(ferry_file *f)
 {
     double t0 = ferry_now();
-    int fwd = ferry_forward_flush(f);
+    int fwd = ferry_strategies.flush(f);
     int err = (f->amode & MPI_MODE_RDONLY) ? 0 : f->fd.drv->sync(&f->fd);
     int code = ferry_agree(f, fwd ? fwd : err ? ferry_err_errno(err, "sync") : MPI_SUCCESS,
                            "sync failed on another rank");

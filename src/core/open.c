@@ -10,8 +10,7 @@
 #include "core/nodes.h"
 #include "core/trace.h"
 #include "driver/faults.h"
-#include "strategy/forward.h"
-#include "strategy/strategy.h"
+#include "core/strategies.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -224,7 +223,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
         return ferry_err(MPI_ERR_NO_MEM, "out of memory registering a file handle");
     }
     probe_fs(f);
-    ferry_forward_open(f);
+    ferry_strategies.open(f);
     if (ferry_env_hints_display() && f->rank == 0) {
         ferry_hints_display(&f->hints, f->filename, stderr);
         char fs[256];
@@ -239,8 +238,8 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
 int ferry_file_close(ferry_file *f)
 {
     double t0 = ferry_now();
-    int fwd = ferry_forward_close(f); /* before the descriptor goes: forwarders write through it */
-    ferry_strategy_release(f);
+    int fwd = ferry_strategies.close(f); /* before the descriptor goes: forwarders write through it */
+    ferry_strategies.release(f);
     int err = f->fd.drv->close(&f->fd);
     int cls = err ? ferry_errno_class(err) : ferry_err_class(fwd);
     int maxcls = cls;

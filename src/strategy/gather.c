@@ -40,28 +40,6 @@ void ferry_runs_consume(ferry_runs *r, int64_t n)
         r->have = 0;
 }
 
-void ferry_mem_pack(ferry_mem_walk *mw, char *dst, int64_t n)
-{
-    char *a;
-    int64_t l;
-    while (n > 0 && ferry_mem_walk_next(mw, n, &a, &l)) {
-        memcpy(dst, a, (size_t)l);
-        dst += l;
-        n -= l;
-    }
-}
-
-void ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n)
-{
-    char *a;
-    int64_t l;
-    while (n > 0 && ferry_mem_walk_next(mw, n, &a, &l)) {
-        memcpy(a, src, (size_t)l);
-        src += l;
-        n -= l;
-    }
-}
-
 typedef struct staged {
     char *addr;
     int64_t len;

@@ -33,10 +33,6 @@ void ferry_runs_init(ferry_runs *r, const ferry_view *v, int64_t pos, int64_t by
 int ferry_runs_peek(ferry_runs *r);
 void ferry_runs_consume(ferry_runs *r, int64_t n);
 
-/* Copies between a contiguous buffer and the next n bytes of the memory walk. */
-void ferry_mem_pack(ferry_mem_walk *mw, char *dst, int64_t n);
-void ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n);
-
 /* Moves the file run [off, off+len) from/to the next len bytes of the memory
  * walk (pieces of FERRY_PACK_MIN or more in place, smaller ones staged).
  * *got = bytes moved (short only at end of file, for reads). Counts the

@@ -1,22 +1,15 @@
 /*
  * Strategies: the ways ferry moves one call's bytes between user memory and
- * the file. The core describes a call as a ferry_xfer; a strategy moves the
- * bytes through the file's driver and counts what it did. Strategies never
- * call the binding.
+ * the file. The core describes a call as a ferry_xfer and reaches the
+ * strategies through the table of core/strategies.h (filled in table.c); a
+ * strategy moves the bytes through the file's driver and counts what it did.
+ * Strategies never call the binding.
  */
 #ifndef FERRY_STRATEGY_STRATEGY_H
 #define FERRY_STRATEGY_STRATEGY_H
 
-#include "core/file.h"
-
-typedef struct ferry_xfer {
-    char *buf;            /* user buffer (offsets of mem are relative to it) */
-    ferry_flat *mem;      /* memory layout of one element */
-    int64_t memcount;     /* elements */
-    int64_t pos;          /* first data byte in the view's stream */
-    int64_t bytes;        /* data bytes requested */
-    int is_write;
-} ferry_xfer;
+#include "core/strategies.h"
+#include "datatype/memwalk.h"
 
 /* One contiguous piece of a transfer: file bytes [foff, foff+len) <-> the
  * data bytes [dpos, dpos+len) of the call's stream. */
@@ -36,18 +29,6 @@ typedef struct ferry_file_walk {
 
 void ferry_file_walk_init(ferry_file_walk *w, const ferry_view *v, int64_t pos, int64_t bytes);
 int ferry_file_walk_next(ferry_file_walk *w, int64_t maxlen, int64_t *off, int64_t *len);
-
-/* Walks the memory side as contiguous runs (absolute addresses). */
-typedef struct ferry_mem_walk {
-    char *buf;
-    ferry_iter it;
-    int64_t left;
-    int contig;
-    int64_t next; /* offset from buf, fast path */
-} ferry_mem_walk;
-
-void ferry_mem_walk_init(ferry_mem_walk *w, char *buf, ferry_flat *mem, int64_t count, int64_t skip);
-int ferry_mem_walk_next(ferry_mem_walk *w, int64_t maxlen, char **addr, int64_t *len);
 
 /* Independent strategies: MPI_SUCCESS or an error code; *done = bytes moved
  * (a read stops short only at end of file; a failed write reports only the

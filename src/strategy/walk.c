@@ -1,4 +1,4 @@
-/* The two sides of a transfer as streams of contiguous runs. */
+/* The file side of a transfer as a stream of contiguous runs. */
 #include "strategy/strategy.h"
 
 void ferry_file_walk_init(ferry_file_walk *w, const ferry_view *v, int64_t pos, int64_t bytes)
@@ -24,36 +24,6 @@ int ferry_file_walk_next(ferry_file_walk *w, int64_t maxlen, int64_t *off, int64
     } else if (!ferry_iter_next(&w->it, maxlen, off, len)) {
         return 0;
     }
-    w->left -= *len;
-    return 1;
-}
-
-void ferry_mem_walk_init(ferry_mem_walk *w, char *buf, ferry_flat *mem, int64_t count, int64_t skip)
-{
-    w->buf = buf;
-    w->left = mem->size * count - skip;
-    w->contig = mem->contig;
-    if (w->contig)
-        w->next = mem->lb + skip;
-    else
-        ferry_iter_init(&w->it, mem, 0, count, skip);
-}
-
-int ferry_mem_walk_next(ferry_mem_walk *w, int64_t maxlen, char **addr, int64_t *len)
-{
-    if (w->left <= 0)
-        return 0;
-    if (maxlen > w->left)
-        maxlen = w->left;
-    int64_t off;
-    if (w->contig) {
-        off = w->next;
-        *len = maxlen;
-        w->next += maxlen;
-    } else if (!ferry_iter_next(&w->it, maxlen, &off, len)) {
-        return 0;
-    }
-    *addr = w->buf + off;
     w->left -= *len;
     return 1;
 }

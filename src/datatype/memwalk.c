@@ -1,0 +1,56 @@
+/* User memory through a datatype as contiguous runs; packing along them. */
+#include "datatype/memwalk.h"
+
+#include <string.h>
+
+void ferry_mem_walk_init(ferry_mem_walk *w, char *buf, ferry_flat *mem, int64_t count, int64_t skip)
+{
+    w->buf = buf;
+    w->left = mem->size * count - skip;
+    w->contig = mem->contig;
+    if (w->contig)
+        w->next = mem->lb + skip;
+    else
+        ferry_iter_init(&w->it, mem, 0, count, skip);
+}
+
+int ferry_mem_walk_next(ferry_mem_walk *w, int64_t maxlen, char **addr, int64_t *len)
+{
+    if (w->left <= 0)
+        return 0;
+    if (maxlen > w->left)
+        maxlen = w->left;
+    int64_t off;
+    if (w->contig) {
+        off = w->next;
+        *len = maxlen;
+        w->next += maxlen;
+    } else if (!ferry_iter_next(&w->it, maxlen, &off, len)) {
+        return 0;
+    }
+    *addr = w->buf + off;
+    w->left -= *len;
+    return 1;
+}
+
+void ferry_mem_pack(ferry_mem_walk *mw, char *dst, int64_t n)
+{
+    char *a;
+    int64_t l;
+    while (n > 0 && ferry_mem_walk_next(mw, n, &a, &l)) {
+        memcpy(dst, a, (size_t)l);
+        dst += l;
+        n -= l;
+    }
+}
+
+void ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n)
+{
+    char *a;
+    int64_t l;
+    while (n > 0 && ferry_mem_walk_next(mw, n, &a, &l)) {
+        memcpy(a, src, (size_t)l);
+        src += l;
+        n -= l;
+    }
+}
