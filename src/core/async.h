@@ -13,7 +13,8 @@
 #ifndef FERRY_CORE_ASYNC_H
 #define FERRY_CORE_ASYNC_H
 
-#include "core/io.h"
+#include "core/op.h"
+#include "core/status.h"
 
 /* 1 when calls on f can go to a worker (MPI_THREAD_MULTIPLE). */
 int ferry_async_available(const ferry_file *f);

@@ -4,7 +4,7 @@
 #define FERRY_CORE_DATAREP_IO_H
 
 #include "core/datarep.h"
-#include "core/io.h"
+#include "core/call.h"
 #include "core/strategies.h"
 
 typedef struct ferry_stage {

@@ -3,7 +3,7 @@
  * public MPI_Status_set_elements_x, so MPI_Get_count and MPI_Get_elements
  * work for any datatype on either ABI.
  */
-#include "core/io.h"
+#include "core/status.h"
 
 #include <stdlib.h>
 
