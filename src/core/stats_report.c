@@ -1,6 +1,7 @@
 /*
- * What rank 0 prints at close: the FERRY_STATS table, the FERRY_TIMERS
- * table, and the FERRY_STATS_JSON record (schema in docs/hints.md).
+ * The statistics at close: reduced over the ranks, then what rank 0 prints:
+ * the FERRY_STATS table, the FERRY_TIMERS table, and the FERRY_STATS_JSON
+ * record (schema in docs/hints.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/stats_internal.h"
@@ -326,4 +328,111 @@ int ferry_stats_append(const char *path, const char *line)
     if (close(fd) != 0 && rc == 0)
         rc = -errno;
     return rc;
+}
+
+/* ---- the collective report ---- */
+
+static int64_t counter_of(const ferry_stats *s, int i)
+{
+    int64_t v;
+    memcpy(&v, (const char *)s + ferry_stats_counters[i].offset, sizeof v);
+    return v;
+}
+
+#define NC FERRY_STATS_MAX_COUNTERS
+#define NP FERRY_PHASE_COUNT
+#define NK FERRY_KIND_COUNT
+#define TAG_STRATEGY 0x4645 /* the comm is ferry's private duplicate */
+
+void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filename,
+                        const char *hints_json, int nodes)
+{
+    if (!s || comm == MPI_COMM_NULL || !ferry_stats_enabled())
+        return;
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+
+    /* max of t and of -t (= -min) per phase, and of -rank per kind (=
+     * -lowest rank that decided that kind): one Allreduce, every rank
+     * needs the last part to know whether it sends its strategy */
+    double mx[2 * NP + NK], rmx[2 * NP + NK];
+    for (int p = 0; p < NP; p++) {
+        mx[p] = s->phase[p];
+        mx[NP + p] = -s->phase[p];
+    }
+    for (int k = 0; k < NK; k++)
+        mx[2 * NP + k] = s->strategy_calls[k] > 0 ? -(double)rank : -(double)size;
+    MPI_Allreduce(mx, rmx, 2 * NP + NK, MPI_DOUBLE, MPI_MAX, comm);
+
+    /* sums */
+    int64_t sum[NC + NK], rsum[NC + NK];
+    memset(sum, 0, sizeof sum);
+    for (int i = 0; i < ferry_stats_ncounters; i++)
+        sum[i] = counter_of(s, i);
+    for (int i = 0; i < ferry_stats_ncounters; i++)
+        if (strcmp(ferry_stats_counters[i].name, "aggregators") == 0)
+            sum[i] = sum[i] != 0; /* count the ranks that aggregated */
+    for (int k = 0; k < NK; k++)
+        sum[NC + k] = s->strategy_calls[k];
+    MPI_Reduce(sum, rsum, NC + NK, MPI_INT64_T, MPI_SUM, 0, comm);
+    double tsum[NP];
+    MPI_Reduce(s->phase, tsum, NP, MPI_DOUBLE, MPI_SUM, 0, comm);
+
+    /* strategy and reason: those of the lowest rank that decided each kind */
+    ferry_stats_total t;
+    memset(&t, 0, sizeof t);
+    for (int k = 0; k < NK; k++) {
+        int from = (int)-rmx[2 * NP + k];
+        t.from_rank[k] = from < size ? from : -1;
+        char msg[24 + FERRY_REASON_LEN];
+        if (from <= 0 || from >= size) {
+            if (rank == 0 && from == 0) {
+                memcpy(t.strategy[k], s->strategy[k], sizeof t.strategy[k]);
+                memcpy(t.reason[k], s->reason[k], sizeof t.reason[k]);
+            }
+            continue;
+        }
+        if (rank == from) {
+            memcpy(msg, s->strategy[k], 24);
+            memcpy(msg + 24, s->reason[k], FERRY_REASON_LEN);
+            MPI_Send(msg, (int)sizeof msg, MPI_CHAR, 0, TAG_STRATEGY + k, comm);
+        } else if (rank == 0) {
+            MPI_Recv(msg, (int)sizeof msg, MPI_CHAR, from, TAG_STRATEGY + k, comm, MPI_STATUS_IGNORE);
+            memcpy(t.strategy[k], msg, 24);
+            memcpy(t.reason[k], msg + 24, FERRY_REASON_LEN);
+        }
+    }
+    if (rank != 0)
+        return;
+
+    t.ranks = size;
+    t.nodes = nodes;
+    t.fs = s->fs;
+    for (int i = 0; i < ferry_stats_ncounters; i++)
+        t.counter[i] = rsum[i];
+    for (int k = 0; k < NK; k++) {
+        t.calls[k] = rsum[NC + k];
+        t.strategy[k][sizeof t.strategy[k] - 1] = '\0';
+        t.reason[k][sizeof t.reason[k] - 1] = '\0';
+    }
+    for (int p = 0; p < NP; p++) {
+        t.tmax[p] = rmx[p];
+        t.tmin[p] = -rmx[NP + p];
+        t.tavg[p] = tsum[p] / size;
+    }
+
+    if (ferry_env_stats())
+        ferry_stats_print_table(&t, filename, stderr);
+    if (ferry_env_timers())
+        ferry_stats_print_timers(&t, filename, stderr);
+    const char *path = ferry_env_stats_json();
+    if (path) {
+        char *line = ferry_stats_json_record(&t, filename, hints_json, (long long)time(NULL));
+        int rc = line ? ferry_stats_append(path, line) : -12;
+        if (rc != 0)
+            fprintf(stderr, "ferry: FERRY_STATS_JSON=%s: cannot append the record: %s\n", path,
+                    strerror(-rc));
+        free(line);
+    }
 }
