@@ -1,5 +1,6 @@
 /* Segment list -> ferry_flat: prefix sums, block count, file-view flags and
- * contiguity, all from the segments (blocks are never expanded). */
+ * contiguity, all from the segments (blocks are never expanded); and the
+ * references that free it. */
 #include "datatype/flat_internal.h"
 
 #include <stdlib.h>
@@ -237,4 +238,21 @@ int ferry_flat_finish(ferry_seglist *l, int64_t size, int64_t lb, int64_t extent
     f->refs = 1;
     *out = f;
     return MPI_SUCCESS;
+}
+
+void ferry_flat_retain(ferry_flat *f)
+{
+    if (f)
+        __atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
+}
+
+void ferry_flat_release(ferry_flat *f)
+{
+    if (!f)
+        return;
+    if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        free(f->segs);
+        free(f->prefix);
+        free(f);
+    }
 }

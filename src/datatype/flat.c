@@ -29,23 +29,6 @@ static size_t g_named_cap, g_named_n;
 
 /* ---- reference counting -------------------------------------------------- */
 
-void ferry_flat_retain(ferry_flat *f)
-{
-    if (f)
-        __atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
-}
-
-void ferry_flat_release(ferry_flat *f)
-{
-    if (!f)
-        return;
-    if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-        free(f->segs);
-        free(f->prefix);
-        free(f);
-    }
-}
-
 ferry_flat *ferry_flat_bytes(int64_t size)
 {
     ferry_seglist l = {0};
@@ -250,6 +233,13 @@ static void ensure_keyval(void)
     g_keyval = kv;
 }
 
+/* Children are flattened through the cache, so a type used in many places
+ * is flattened once. The layer lock is held. */
+static int child_get(MPI_Datatype t, ferry_flat **out)
+{
+    return ferry_flat_get_locked(t, 1, out);
+}
+
 static int derived_get(MPI_Datatype t, int transient, ferry_flat **out)
 {
     int flag = 0;
@@ -262,7 +252,7 @@ static int derived_get(MPI_Datatype t, int transient, ferry_flat **out)
         return MPI_SUCCESS;
     }
     ferry_seglist l = {0};
-    int rc = ferry_flatten_derived(t, &l);
+    int rc = ferry_flatten_derived(t, child_get, &l);
     int64_t size, lb, ext, tlb, text;
     if (rc == MPI_SUCCESS)
         rc = ferry_dt_extents(t, &size, &lb, &ext, &tlb, &text);

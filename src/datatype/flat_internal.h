@@ -5,7 +5,8 @@
  *   merge.c      growable segment lists: append with merging, replication
  *   flatten.c    one derived type -> segment list, per combiner
  *   array.c      subarray and darray computed from their parameters
- *   finish.c     segment list -> ferry_flat (prefix sums, flags, contig)
+ *   finish.c     segment list -> ferry_flat (prefix sums, flags, contig);
+ *                its references (retain, release)
  *   flat.c       cache (attribute + named-type table), refcounts, entry point
  *   iter.c       the byte-stream iterator
  */
@@ -71,14 +72,16 @@ static inline int ferry_add64(int64_t a, int64_t b, int64_t *r) { return !__buil
 
 /* ---- flatten.c / array.c ------------------------------------------------ */
 
-/* Segments of one instance of derived type t (combiner not NAMED/F90). */
-int ferry_flatten_derived(MPI_Datatype t, ferry_seglist *out);
+/* Segments of one instance of derived type t (combiner not NAMED/F90); each
+ * child type's flat comes from `child` (a new reference). */
+typedef int ferry_flat_child_fn(MPI_Datatype t, ferry_flat **out);
+int ferry_flatten_derived(MPI_Datatype t, ferry_flat_child_fn *child, ferry_seglist *out);
 int ferry_flatten_subarray(const ferry_dt_contents *c, const ferry_flat *old,
                            ferry_seglist *out);
 int ferry_flatten_darray(const ferry_dt_contents *c, const ferry_flat *old,
                          ferry_seglist *out);
 
-/* ---- finish.c ------------------------------------------------------------ */
+/* ---- finish.c (ferry_flat_retain/release: flat.h) ------------------------ */
 
 /* Build a ferry_flat (refs = 1) taking ownership of l's array. The data byte
  * count of l must equal size, else MPI_ERR_INTERN. */

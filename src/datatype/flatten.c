@@ -1,5 +1,6 @@
 /* One derived datatype -> its segment list, by combiner. Child types are
- * flattened (and cached) first; this file only composes their segments. */
+ * flattened first by the caller's `child` (flat.c: through its cache); this
+ * file only composes their segments. */
 #include "datatype/flat_internal.h"
 
 #include <stdlib.h>
@@ -122,7 +123,7 @@ static int build(const ferry_dt_contents *c, ferry_flat **kids, ferry_seglist *o
     }
 }
 
-int ferry_flatten_derived(MPI_Datatype t, ferry_seglist *out)
+int ferry_flatten_derived(MPI_Datatype t, ferry_flat_child_fn *child, ferry_seglist *out)
 {
     ferry_dt_contents c;
     int rc = ferry_dt_contents_get(t, &c);
@@ -144,7 +145,7 @@ int ferry_flatten_derived(MPI_Datatype t, ferry_seglist *out)
             ferry_flat_retain(kids[i - 1]);
             kids[i] = kids[i - 1];
         } else {
-            rc = ferry_flat_get_locked(c.types[i], 1, &kids[i]);
+            rc = child(c.types[i], &kids[i]);
         }
     }
     if (rc == MPI_SUCCESS)
