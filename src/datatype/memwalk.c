@@ -54,3 +54,22 @@ void ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n)
         n -= l;
     }
 }
+
+int ferry_mem_pack_type(const void *buf, int64_t count, MPI_Datatype type, int64_t skip, int64_t bytes,
+                        char *out)
+{
+    ferry_flat *fl = NULL;
+    int rc = ferry_flat_get(type, &fl);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ferry_mem_walk w;
+    ferry_mem_walk_init(&w, (char *)buf, fl, count, skip);
+    char *addr;
+    int64_t len, at = 0;
+    while (at < bytes && ferry_mem_walk_next(&w, bytes - at, &addr, &len)) {
+        memcpy(out + at, addr, (size_t)len);
+        at += len;
+    }
+    ferry_flat_release(fl);
+    return MPI_SUCCESS;
+}

@@ -26,4 +26,10 @@ int ferry_mem_walk_next(ferry_mem_walk *w, int64_t maxlen, char **addr, int64_t 
 void ferry_mem_pack(ferry_mem_walk *mw, char *dst, int64_t n);
 void ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n);
 
+/* Packs `bytes` data bytes of count instances of type at buf, from data
+ * byte `skip` on (typemap order), into out. MPI_SUCCESS, or the error of
+ * flattening type. */
+int ferry_mem_pack_type(const void *buf, int64_t count, MPI_Datatype type, int64_t skip, int64_t bytes,
+                        char *out);
+
 #endif

@@ -70,6 +70,27 @@ static int start_read(ferry_dfile d, const rw *x, dc_call *c)
     return dc_call_start(c, &m, NULL, 0, dc_op_result_size(&x->op));
 }
 
+/* How many bytes a read with op on elements of datatype returns, at most. */
+FERRY_PUBLIC int ferry_op_result_size(ferry_op op, MPI_Datatype datatype, MPI_Count *bytes)
+{
+    if (!bytes)
+        return ferry_err(MPI_ERR_ARG, "result size pointer is NULL");
+    dc_opwire w;
+    if (dc_op_wire(op, &w) != MPI_SUCCESS)
+        return ferry_err(MPI_ERR_OP, "unknown operation handle");
+    dc_elem e;
+    int64_t es;
+    if (dc_elem_of(datatype, &e, &es) != MPI_SUCCESS)
+        return ferry_err(MPI_ERR_TYPE, "invalid datatype");
+    dc_op o;
+    const char *why = NULL;
+    int rc = dc_op_resolve(&w, e, es, &o, &why);
+    if (rc != MPI_SUCCESS)
+        return ferry_err(rc, why);
+    *bytes = (MPI_Count)dc_op_result_size(&o);
+    return MPI_SUCCESS;
+}
+
 FERRY_PUBLIC int ferry_decouple_read(ferry_dfile d, void *result, MPI_Count count, MPI_Datatype type, ferry_op op,
                                      MPI_Status *status)
 {
@@ -126,24 +147,6 @@ FERRY_PUBLIC int ferry_decouple_iread(ferry_dfile d, void *result, MPI_Count cou
     return dc_request_start(&c, result, dc_op_result_size(&x.op), request);
 }
 
-int dc_pack(const void *buf, MPI_Count count, MPI_Datatype type, int64_t skip, int64_t bytes, char *out)
-{
-    ferry_flat *fl = NULL;
-    int rc = ferry_flat_get(type, &fl);
-    if (rc != MPI_SUCCESS)
-        return ferry_err(rc, "the buffer datatype cannot be flattened");
-    ferry_mem_walk w;
-    ferry_mem_walk_init(&w, (char *)buf, fl, (int64_t)count, skip);
-    char *addr;
-    int64_t len, at = 0;
-    while (at < bytes && ferry_mem_walk_next(&w, bytes - at, &addr, &len)) {
-        memcpy(out + at, addr, (size_t)len);
-        at += len;
-    }
-    ferry_flat_release(fl);
-    return MPI_SUCCESS;
-}
-
 static int write_remote(ferry_dfile d, const void *buf, MPI_Count count, MPI_Datatype type, const rw *x)
 {
     int64_t es = x->esize > 0 ? x->esize : 1;
@@ -167,7 +170,9 @@ static int write_remote(ferry_dfile d, const void *buf, MPI_Count count, MPI_Dat
         m.op = x->w;
         m.paylen = n;
         memcpy(b, &m, sizeof m);
-        int rc = dc_pack(buf, count, type, at, n, b + sizeof m);
+        int rc = ferry_mem_pack_type(buf, (int64_t)count, type, at, n, b + sizeof m);
+        if (rc != MPI_SUCCESS)
+            rc = ferry_err(rc, "the buffer datatype cannot be flattened");
         if (rc == MPI_SUCCESS)
             rc = dc_send_owned(b, (int64_t)sizeof m + n);
         else

@@ -1,7 +1,8 @@
 /*
  * Decoupled I/O: the layer's internal contract.
  *
- *   groups     who is a data process, communicators, init and finalize
+ *   groups     who is a data process, communicators
+ *   start      init and finalize
  *   placement  which world ranks serve, and which one serves whom (pure)
  *   client_*   the compute side: file handles, requests, waiting, hand-off
  *   server_*   the data side: the serving loop, sessions, jobs
@@ -64,6 +65,8 @@ typedef struct dc_world {
     int finished;         /* compute: ferry_decouple_finalize ran */
 } dc_world;
 extern dc_world dc_w;
+/* Splits the world by the placement; fills dc_w. */
+int dc_groups_build(int wsize, int ndata);
 
 /* ---- placement (placement.c): pure functions of the node map ---- */
 
@@ -217,9 +220,6 @@ void dc_requests_drain(int wait);
 int dc_local_read(ferry_dfile d, void *result, int64_t pos, int64_t bytes, const dc_op *op, int64_t *done);
 int dc_local_write(ferry_dfile d, const void *buf, MPI_Count count, MPI_Datatype type, const dc_op *op,
                    int64_t pos, int64_t *done);
-
-/* Packs count instances of type from buf (data bytes in typemap order). */
-int dc_pack(const void *buf, MPI_Count count, MPI_Datatype type, int64_t skip, int64_t bytes, char *out);
 
 /* ---- data side (server_*.c) ---- */
 

@@ -57,7 +57,8 @@ int dc_local_write(ferry_dfile d, const void *buf, MPI_Count count, MPI_Datatype
     int rc = tmp && b1 ? MPI_SUCCESS : ferry_err(MPI_ERR_NO_MEM, "out of memory writing");
     for (int64_t at = 0; rc == MPI_SUCCESS && at < bytes; at += per) {
         int64_t n = bytes - at < per ? bytes - at : per;
-        rc = dc_pack(buf, count, type, at, n, tmp);
+        if ((rc = ferry_mem_pack_type(buf, (int64_t)count, type, at, n, tmp)) != MPI_SUCCESS)
+            rc = ferry_err(rc, "the buffer datatype cannot be flattened");
         if (rc == MPI_SUCCESS && (rc = dc_op_transform(op, tmp, n / es)) != MPI_SUCCESS)
             rc = ferry_err(rc, "the operation on written data failed");
         if (rc == MPI_SUCCESS) {

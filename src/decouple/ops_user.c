@@ -4,9 +4,8 @@
  * and user operations are numbered in registration order, which is what
  * every process agrees on.
  */
-#include "binding/bind.h"
 #include "core/errors.h"
-#include "decouple/ops.h"
+#include "decouple/decouple.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -204,24 +203,4 @@ void dc_ops_release(void)
     for (int i = 0; i < nraw; i++)
         MPI_Type_free(&raw[i].t);
     nraw = 0;
-}
-
-FERRY_PUBLIC int ferry_op_result_size(ferry_op op, MPI_Datatype datatype, MPI_Count *bytes)
-{
-    if (!bytes)
-        return ferry_err(MPI_ERR_ARG, "result size pointer is NULL");
-    dc_opwire w;
-    if (dc_op_wire(op, &w) != MPI_SUCCESS)
-        return ferry_err(MPI_ERR_OP, "unknown operation handle");
-    dc_elem e;
-    int64_t es;
-    if (dc_elem_of(datatype, &e, &es) != MPI_SUCCESS)
-        return ferry_err(MPI_ERR_TYPE, "invalid datatype");
-    dc_op o;
-    const char *why = NULL;
-    int rc = dc_op_resolve(&w, e, es, &o, &why);
-    if (rc != MPI_SUCCESS)
-        return ferry_err(rc, why);
-    *bytes = (MPI_Count)dc_op_result_size(&o);
-    return MPI_SUCCESS;
 }

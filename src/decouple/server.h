@@ -1,6 +1,7 @@
 /*
  * The data side, shared by the serving loop (server.c), the jobs it runs
- * (server_jobs.c) and the open files it keeps (server_session.c).
+ * (server_jobs.c), the open files it keeps (server_session.c) and what it
+ * sends (server_out.c).
  *
  * Each client has a queue of jobs in arrival order, which keeps one
  * client's writes, reads and closes in the order it issued them. The loop
@@ -80,10 +81,13 @@ typedef struct dc_server {
     long requests;            /* incoming requests, for the fault hook */
 } dc_server;
 
-/* server.c */
+/* server_out.c: sends take buf (malloc'd); the loop reaps finished ones (1
+ * if any finished). A signal is a message without data. */
 void dc_srv_send(dc_server *S, MPI_Comm comm, int dest, int tag, char *buf, int64_t len);
+void dc_srv_signal(dc_server *S, MPI_Comm comm, int dest, int tag);
 void dc_srv_reply(dc_server *S, int client, int64_t seq, int code, int64_t bytes, int64_t value,
                   const void *res, int64_t reslen);
+int dc_srv_reap(dc_server *S);
 
 /* server_jobs.c: 1 when the job is over (pop it), 0 when it has more to do
  * or waits for parts. */
