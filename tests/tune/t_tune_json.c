@@ -1,6 +1,6 @@
 /*
- * ferry-tune's JSON reader and proxy fitting, without MPI: escapes, nesting,
- * errors; records written by hand for shapes whose proxy is known.
+ * ferry-tune's dotted-path reading (jansson) and proxy fitting, without MPI:
+ * escapes, nesting, errors; records written by hand for shapes whose proxy is known.
  */
 #include "tune.h"
 #include "unit/check.h"
@@ -15,27 +15,28 @@ static void test_json(void)
 {
     const char *doc = "{\"a\":{\"b\":[1,2,{\"c\":\"x\\u00e9\\n\\\"q\\\"\"}],\"n\":-1.5e3,\"t\":true,\"z\":null},"
                       "\"big\":9007199254740992,\"s\":\"\\ud83d\\ude00\"}";
-    tj v;
     char err[128];
-    CHECK(tj_parse(doc, strlen(doc), &v, err, sizeof err) == 0);
-    CHECK(tj_num(&v, "a.n", 0) == -1500);
-    CHECK(tj_num(&v, "a.t", 0) == 1);
-    CHECK(tj_at(&v, "a.z") && tj_at(&v, "a.z")->type == TJ_NULL);
-    CHECK(tj_at(&v, "a.b") && tj_at(&v, "a.b")->n == 3);
-    CHECK(!strcmp(tj_at(&v, "a.b")->item[2].item[0].str, "x\xc3\xa9\n\"q\""));
-    CHECK(!strcmp(tj_str(&v, "s", ""), "\xf0\x9f\x98\x80"));
-    CHECK(tj_num(&v, "big", 0) == 9007199254740992.0);
-    CHECK(tj_num(&v, "a.missing", 7) == 7);
-    CHECK(tj_at(&v, "a.n.deeper") == NULL);
-    tj_free(&v);
+    json_t *v = tj_parse(doc, strlen(doc), err, sizeof err);
+    CHECK(v != NULL);
+    CHECK(tj_num(v, "a.n", 0) == -1500);
+    CHECK(tj_num(v, "a.t", 0) == 1);
+    CHECK(json_is_null(tj_at(v, "a.z")));
+    CHECK(json_array_size(tj_at(v, "a.b")) == 3);
+    CHECK(!strcmp(json_string_value(json_object_get(json_array_get(tj_at(v, "a.b"), 2), "c")), "x\xc3\xa9\n\"q\""));
+    CHECK(!strcmp(tj_str(v, "s", ""), "\xf0\x9f\x98\x80"));
+    CHECK(tj_num(v, "big", 0) == 9007199254740992.0);
+    CHECK(tj_num(v, "a.missing", 7) == 7);
+    CHECK(tj_at(v, "a.n.deeper") == NULL);
+    json_decref(v);
     const char *bad[] = {"{", "{\"a\":}", "[1,]", "{\"a\":1} x", "\"open", "{\"a\" 1}", "tru", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        CHECK(tj_parse(bad[i], strlen(bad[i]), &v, err, sizeof err) != 0);
+        err[0] = '\0';
+        CHECK(tj_parse(bad[i], strlen(bad[i]), err, sizeof err) == NULL);
         CHECK(err[0] != '\0');
     }
     char deep[300];
     memset(deep, '[', sizeof deep);
-    CHECK(tj_parse(deep, sizeof deep, &v, err, sizeof err) != 0); /* depth limit, no crash */
+    CHECK(tj_parse(deep, sizeof deep, err, sizeof err) == NULL); /* depth limit, no crash */
 }
 
 /* a FERRY_STATS_JSON record with the given write counters */
@@ -145,6 +146,30 @@ static void test_proxy(void)
     CHECK(!strcmp(p.file, "/x/small") && p.records == 1);
     tune_proxy_free(&p);
     CHECK(tune_proxy_from_file(path, 9, &p, err, sizeof err) != 0);
+
+    /* out of range: rejected with the field named, not a proxy that never finishes */
+    f = fopen(path, "w");
+    record(f, "/x/huge", 100000000, 0, 64, 64.0 * 65536, 0, 0, "direct", "");
+    fclose(f);
+    err[0] = '\0';
+    CHECK(tune_proxy_from_file(path, 0, &p, err, sizeof err) != 0 && strstr(err, "\"ranks\" must be a whole number"));
+    f = fopen(path, "w");
+    record(f, "/x/zero", 0, 0, 64, 64.0 * 65536, 0, 0, "direct", "");
+    fclose(f);
+    CHECK(tune_proxy_from_file(path, 0, &p, err, sizeof err) != 0 && strstr(err, "\"ranks\""));
+    f = fopen(path, "w");
+    record(f, "/x/neg", 4, 0, 64, -1.0, 0, 0, "direct", "");
+    fclose(f);
+    CHECK(tune_proxy_from_file(path, 0, &p, err, sizeof err) != 0 && strstr(err, "counters.bytes_written"));
+    f = fopen(path, "w");
+    record(f, "/x/big", 4, 0, 64, 1e30, 0, 0, "direct", "");
+    fclose(f);
+    CHECK(tune_proxy_from_file(path, 0, &p, err, sizeof err) != 0 && strstr(err, "counters.bytes_written"));
+    f = fopen(path, "w");
+    record(f, "/x/most", 1000000, 0, 64, 64.0 * 65536, 0, 0, "direct", "");
+    fclose(f);
+    CHECK(tune_proxy_from_file(path, 0, &p, err, sizeof err) == 0 && p.ranks == 1000000);
+    tune_proxy_free(&p);
 
     /* not a record */
     f = fopen(path, "w");

@@ -24,7 +24,7 @@ static void facts_init(tune_facts *f, int ranks, int nodes)
     memset(f, 0, sizeof *f);
     f->ranks = ranks, f->nodes = nodes, f->ppn = ranks / nodes;
     char err[128];
-    CHECK(tj_parse(defaults_json, strlen(defaults_json), &f->defaults, err, sizeof err) == 0);
+    CHECK((f->defaults = tj_parse(defaults_json, strlen(defaults_json), err, sizeof err)) != NULL);
     f->have_defaults = 1;
 }
 
@@ -243,7 +243,7 @@ int main(void)
     CHECK(tune_space_build(&s, &h, &none, err, sizeof err) == 0);
     CHECK(dim(&s, "ferry_ind_write_strategy") >= 0 && dim(&s, "ferry_forward_collectors") < 0);
     tune_space_free(&s);
-    tj_free(&h.defaults);
+    json_decref((json_t *)h.defaults);
 
     /* sizes in hint syntax */
     tune_size_str(16 << 20, buf, sizeof buf);
@@ -255,8 +255,8 @@ int main(void)
     tune_size_str((int64_t)2 << 30, buf, sizeof buf);
     CHECK(!strcmp(buf, "2g"));
 
-    tj_free(&f.defaults);
-    tj_free(&g.defaults);
+    json_decref((json_t *)f.defaults);
+    json_decref((json_t *)g.defaults);
     if (check_failures)
         fprintf(stderr, "%d check(s) failed\n", check_failures);
     else

@@ -186,10 +186,10 @@ static void on_signal(int sig)
 
 /* ---- probes ---- */
 
-static const tj *stats_record(const tj *run, int write)
+static const json_t *stats_record(const json_t *run, int write)
 {
-    const tj *r = tj_at(run, write ? "ferry_stats.write" : "ferry_stats.read");
-    return r && r->type == TJ_OBJ ? r : NULL;
+    const json_t *r = tj_at(run, write ? "ferry_stats.write" : "ferry_stats.read");
+    return json_is_object(r) ? r : NULL;
 }
 
 /* What the workload does under ferry's defaults. Keeps the probe's output
@@ -206,18 +206,18 @@ static int probe(tune_run_cfg *run, tune_facts *f, tune_run_out *keep, double *b
         fprintf(stderr, "ferry-tune: the workload does not run under ferry's defaults: %s\n", keep->err);
         return -1;
     }
-    const tj *last = &keep->last;
+    const json_t *last = keep->last;
     snprintf(f->ferry, sizeof f->ferry, "%s", tj_str(last, "ferry", "ferry not loaded?"));
     snprintf(f->mpi, sizeof f->mpi, "%s", tj_str(last, "mpi", "?"));
-    if (!tj_at(last, "ferry") || tj_at(last, "ferry")->type != TJ_STR) {
+    if (!json_is_string(tj_at(last, "ferry"))) {
         fprintf(stderr, "ferry-tune: ferry-bench did not see ferry loaded (LD_PRELOAD=%s)\n", run->libferry);
         return -1;
     }
-    const tj *w = stats_record(last, 1), *r = stats_record(last, 0);
+    const json_t *w = stats_record(last, 1), *r = stats_record(last, 0);
     f->ranks = run->ranks;
     f->nodes = 1;
     for (int k = 0; k < 2; k++) {
-        const tj *rec = k ? r : w;
+        const json_t *rec = k ? r : w;
         if (!rec)
             continue;
         f->nodes = (int)tj_num(rec, "nodes", f->nodes);
@@ -237,9 +237,9 @@ static int probe(tune_run_cfg *run, tune_facts *f, tune_run_out *keep, double *b
         snprintf(k ? f->chosen_r : f->chosen_w, sizeof f->chosen_w, "%s", *coll ? tj_str(rec, key, "") : "");
         snprintf(key, sizeof key, "%s.reason", kind);
         snprintf(k ? f->reason_r : f->reason_w, sizeof f->reason_w, "%s", *coll ? tj_str(rec, key, "") : "");
-        const tj *h = tj_at(rec, "hints");
-        if (h && h->type == TJ_OBJ && !f->have_defaults) {
-            f->defaults = *h; /* shallow: owned by *keep */
+        const json_t *h = tj_at(rec, "hints");
+        if (json_is_object(h) && !f->have_defaults) {
+            f->defaults = h; /* borrowed: owned by *keep */
             f->have_defaults = 1;
         }
     }
@@ -275,7 +275,7 @@ static int probe_forward(const tune_run_cfg *run, const char *file, double timeo
     int found = 0;
     if (tune_run(&t, 1, "*:ferry_ind_write_strategy=forward:ferry_ind_read_strategy=forward", timeout, &o) == 0)
         for (int k = 0; k < 2; k++) {
-            const tj *rec = stats_record(&o.last, k == 0);
+            const json_t *rec = stats_record(o.last, k == 0);
             const char *s = rec ? tj_str(rec, k ? "strategies.ind_read.strategy" : "strategies.ind_write.strategy", "")
                                 : "";
             found |= !strcmp(s, "forward");
@@ -323,7 +323,7 @@ static int check_proxy(tune_run_cfg *run, const tune_proxy *p, double tol)
         const tune_shape *t = &p->target[d];
         if (!t->present)
             continue;
-        const tj *rec = stats_record(&o.last, d == 0);
+        const json_t *rec = stats_record(o.last, d == 0);
         tune_shape s;
         memset(&s, 0, sizeof s);
         if (rec)

@@ -49,7 +49,7 @@ static double reason_piece(const char *reason)
     return v > 0 ? v * unit : -1;
 }
 
-void tune_shape_of_record(const tj *rec, int write, tune_shape *s)
+void tune_shape_of_record(const json_t *rec, int write, tune_shape *s)
 {
     memset(s, 0, sizeof *s);
     const char *rw = write ? "write" : "read";
@@ -354,50 +354,82 @@ static void fit(tune_proxy *p)
 
 /* the record's hints as FERRY_HINTS pairs: every hint but the romio_cb_*
  * aliases, cb_config_list last (its value holds ':' and ',') */
-static void record_hints(const tj *rec, char *buf, size_t len)
+static void record_hints(const json_t *rec, char *buf, size_t len)
 {
-    const tj *h = tj_at(rec, "hints");
+    json_t *h = (json_t *)tj_at(rec, "hints"); /* jansson's iteration takes no const */
     size_t at = 0;
     buf[0] = '\0';
-    if (!h || h->type != TJ_OBJ)
+    if (!json_is_object(h))
         return;
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < h->n && at < len; i++) {
-            const char *k = h->key[i];
-            const tj *v = &h->item[i];
+    for (int pass = 0; pass < 2; pass++) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(h, k, v) {
+            if (at >= len)
+                break;
             if (!strncmp(k, "romio_cb_", 9) || (pass == 0) != (strcmp(k, "cb_config_list") != 0))
                 continue;
             char val[300];
-            if (v->type == TJ_STR)
-                snprintf(val, sizeof val, "%s", v->str);
-            else if (v->type == TJ_BOOL)
-                snprintf(val, sizeof val, "%s", v->num ? "true" : "false");
-            else if (v->type == TJ_NUM && !strcmp(k, "ferry_local_aggregators") && v->num >= 2147483647.0)
+            if (json_is_string(v))
+                snprintf(val, sizeof val, "%s", json_string_value(v));
+            else if (json_is_boolean(v))
+                snprintf(val, sizeof val, "%s", json_is_true(v) ? "true" : "false");
+            else if (json_is_number(v) && !strcmp(k, "ferry_local_aggregators") && json_number_value(v) >= 2147483647.0)
                 snprintf(val, sizeof val, "all");
-            else if (v->type == TJ_NUM)
-                snprintf(val, sizeof val, "%.0f", v->num);
+            else if (json_is_number(v))
+                snprintf(val, sizeof val, "%.0f", json_number_value(v));
             else
                 continue;
             at += (size_t)snprintf(buf + at, len - at, "%s%s=%s", at ? ":" : "", k, val);
         }
+    }
 }
 
 typedef struct {
-    tj *docs;
+    json_t **docs;
     int ndocs;
-    const tj **recs;
+    const json_t **recs;
     int nrecs;
 } record_set;
 
-static void add_rec(record_set *rs, const tj *r)
+static void add_rec(record_set *rs, const json_t *r)
 {
-    if (r && r->type == TJ_OBJ && tj_at(r, "counters")) {
-        const tj **n = realloc(rs->recs, sizeof *n * (size_t)(rs->nrecs + 1));
+    if (json_is_object(r) && tj_at(r, "counters")) {
+        const json_t **n = realloc(rs->recs, sizeof *n * (size_t)(rs->nrecs + 1));
         if (n) {
             rs->recs = n;
             rs->recs[rs->nrecs++] = r;
         }
     }
+}
+
+/* The numbers a proxy is built from must be what ferry writes: "ranks" a
+ * whole number from 1 to TUNE_MAX_RANKS (a proxy launches that many), the
+ * counters whole numbers from 0 to 2^53. Anything else is an error, not a
+ * proxy that never finishes. */
+static int check_record(const json_t *r, int index, const char *path, char *err, size_t errlen)
+{
+    static const char *const counters[] = {"coll_writes", "ind_writes", "coll_reads", "ind_reads",
+                                           "bytes_written", "bytes_read", "write_gaps", "write_gap_bytes",
+                                           "read_gaps", "read_gap_bytes"};
+    const json_t *x = tj_at(r, "ranks");
+    double v = json_number_value(x);
+    if (x && (!json_is_number(x) || v < 1 || v > TUNE_MAX_RANKS || v != floor(v))) {
+        snprintf(err, errlen, "%s: record %d: \"ranks\" must be a whole number from 1 to %d (give --ranks to run "
+                 "the proxy at another scale)", path, index, TUNE_MAX_RANKS);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "counters.%s", counters[i]);
+        x = tj_at(r, key);
+        v = json_number_value(x);
+        if (x && (!json_is_number(x) || v < 0 || v > 9007199254740992.0 || v != floor(v))) {
+            snprintf(err, errlen, "%s: record %d: \"%s\" must be a whole number from 0 to 2^53", path, index, key);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 static int read_records(const char *path, record_set *rs, char *err, size_t errlen)
@@ -426,8 +458,8 @@ static int read_records(const char *path, record_set *rs, char *err, size_t errl
         if (*line != '{')
             continue;
         char perr[128];
-        tj *d = &rs->docs[rs->ndocs];
-        if (tj_parse(line, strlen(line), d, perr, sizeof perr) != 0) {
+        json_t *d = rs->docs[rs->ndocs] = tj_parse(line, strlen(line), perr, sizeof perr);
+        if (!d) {
             bad++;
             continue;
         }
@@ -436,7 +468,7 @@ static int read_records(const char *path, record_set *rs, char *err, size_t errl
     free(text);
     /* after every parse: the docs array no longer moves */
     for (int i = 0; i < rs->ndocs; i++) {
-        const tj *d = &rs->docs[i];
+        const json_t *d = rs->docs[i];
         if (tj_at(d, "counters"))
             add_rec(rs, d); /* a FERRY_STATS_JSON line */
         else if (!strcmp(tj_str(d, "tool", ""), "ferry-bench")) {
@@ -449,6 +481,9 @@ static int read_records(const char *path, record_set *rs, char *err, size_t errl
                  path, bad ? "; some lines are not valid JSON" : "");
         return -1;
     }
+    for (int i = 0; i < rs->nrecs; i++)
+        if (check_record(rs->recs[i], i + 1, path, err, errlen) != 0)
+            return -1;
     return 0;
 }
 
@@ -458,7 +493,7 @@ int tune_proxy_from_file(const char *path, int record, tune_proxy *p, char *err,
     record_set rs = {0};
     if (read_records(path, &rs, err, errlen) != 0) {
         for (int i = 0; i < rs.ndocs; i++)
-            tj_free(&rs.docs[i]);
+            json_decref(rs.docs[i]);
         free(rs.docs);
         free(rs.recs);
         return -1;
@@ -468,7 +503,7 @@ int tune_proxy_from_file(const char *path, int record, tune_proxy *p, char *err,
         if (record > rs.nrecs) {
             snprintf(err, errlen, "--record %d: %s holds %d records", record, path, rs.nrecs);
             for (int i = 0; i < rs.ndocs; i++)
-                tj_free(&rs.docs[i]);
+                json_decref(rs.docs[i]);
             free(rs.docs);
             free(rs.recs);
             return -1;
@@ -528,7 +563,7 @@ int tune_proxy_from_file(const char *path, int record, tune_proxy *p, char *err,
         p->target[d] = sum;
     }
     for (int i = 0; i < rs.ndocs; i++)
-        tj_free(&rs.docs[i]);
+        json_decref(rs.docs[i]);
     free(rs.docs);
     free(rs.recs);
     if (!p->target[0].present && !p->target[1].present) {

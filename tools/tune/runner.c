@@ -140,13 +140,13 @@ void tune_command(const tune_run_cfg *c, int preload, const char *hints, const c
 }
 
 /* The seconds one repetition record counts under the metric; -1 if absent. */
-static double rep_cost(const tj *rec, tune_metric m, double *w, double *r)
+static double rep_cost(const json_t *rec, tune_metric m, double *w, double *r)
 {
-    const tj *pw = tj_at(rec, "phases.write"), *pr = tj_at(rec, "phases.read");
+    const json_t *pw = tj_at(rec, "phases.write"), *pr = tj_at(rec, "phases.read");
     *w = *r = -1;
-    if (pw && pw->type == TJ_OBJ)
+    if (json_is_object(pw))
         *w = tj_num(pw, "open", 0) + tj_num(pw, "io", 0) + tj_num(pw, "close", 0);
-    if (pr && pr->type == TJ_OBJ)
+    if (json_is_object(pr))
         *r = tj_num(pr, "open", 0) + tj_num(pr, "io", 0) + tj_num(pr, "close", 0);
     if (m == TUNE_METRIC_WRITE)
         return *w;
@@ -315,25 +315,25 @@ int tune_run(const tune_run_cfg *c, int preload, const char *hints, double timeo
             *nl = '\0';
         if (line[0] != '{')
             continue;
-        tj rec;
         char perr[128];
-        if (tj_parse(line, strlen(line), &rec, perr, sizeof perr) != 0)
+        json_t *rec = tj_parse(line, strlen(line), perr, sizeof perr);
+        if (!rec)
             continue;
-        if (strcmp(tj_str(&rec, "tool", ""), "ferry-bench")) {
-            tj_free(&rec);
+        if (strcmp(tj_str(rec, "tool", ""), "ferry-bench")) {
+            json_decref(rec);
             continue;
         }
-        if (!tj_num(&rec, "verify.ok", 1))
+        if (!tj_num(rec, "verify.ok", 1))
             bad_verify = 1;
-        double w, r, cost = rep_cost(&rec, c->metric, &w, &r);
-        if ((int)tj_num(&rec, "rep", 0) >= c->warmup && cost >= 0 && n < 256) {
+        double w, r, cost = rep_cost(rec, c->metric, &w, &r);
+        if ((int)tj_num(rec, "rep", 0) >= c->warmup && cost >= 0 && n < 256) {
             costs[n] = cost, ws[n] = w, rs[n] = r;
             n++;
-            out->bytes_w = tj_num(&rec, "bytes.write", 0);
-            out->bytes_r = tj_num(&rec, "bytes.read", 0);
+            out->bytes_w = tj_num(rec, "bytes.write", 0);
+            out->bytes_r = tj_num(rec, "bytes.read", 0);
         }
         if (out->have_last)
-            tj_free(&out->last);
+            json_decref(out->last);
         out->last = rec;
         out->have_last = 1;
     }
@@ -366,6 +366,6 @@ int tune_run(const tune_run_cfg *c, int preload, const char *hints, double timeo
 void tune_run_out_free(tune_run_out *o)
 {
     if (o->have_last)
-        tj_free(&o->last);
+        json_decref(o->last);
     o->have_last = 0;
 }

@@ -34,24 +34,24 @@ void tune_size_str(int64_t v, char *buf, size_t len)
 
 void tune_space_default_value(const tune_facts *f, const char *key, char *buf, size_t len)
 {
-    const tj *v = f->have_defaults ? tj_at(&f->defaults, key) : NULL;
+    const json_t *v = f->have_defaults ? tj_at(f->defaults, key) : NULL;
     if (!v)
         snprintf(buf, len, "?");
-    else if (v->type == TJ_STR)
-        snprintf(buf, len, "%s", v->str);
-    else if (v->type == TJ_BOOL)
-        snprintf(buf, len, "%s", v->num ? "true" : "false");
-    else if (v->type == TJ_NUM && !strcmp(key, "ferry_local_aggregators") && v->num >= 2147483647.0)
+    else if (json_is_string(v))
+        snprintf(buf, len, "%s", json_string_value(v));
+    else if (json_is_boolean(v))
+        snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+    else if (json_is_number(v) && !strcmp(key, "ferry_local_aggregators") && json_number_value(v) >= 2147483647.0)
         snprintf(buf, len, "all");
-    else if (v->type == TJ_NUM)
-        snprintf(buf, len, "%.0f", v->num);
+    else if (json_is_number(v))
+        snprintf(buf, len, "%.0f", json_number_value(v));
     else
         snprintf(buf, len, "?");
 }
 
 static double default_num(const tune_facts *f, const char *key, double def)
 {
-    return f->have_defaults ? tj_num(&f->defaults, key, def) : def;
+    return f->have_defaults ? tj_num(f->defaults, key, def) : def;
 }
 
 static int find(const tune_space *s, const char *key)

@@ -14,7 +14,7 @@
  *   proxy.c   a FERRY_STATS_JSON record -> a ferry-bench invocation
  *   report.c  the report, the hints file, the samples CSV
  *   compare.c --compare: a hints file against the defaults, held out
- *   json.c    the JSON reader
+ *   jpath.c   members of a JSON document (jansson) by dotted path
  */
 #ifndef FERRY_TUNE_H
 #define FERRY_TUNE_H
@@ -22,12 +22,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "json.h"
+#include "jpath.h"
 #include "search.h"
 
 #define TUNE_MAX_VALS 12
 #define TUNE_MAX_ARGS 64
 #define TUNE_HINT_LEN 1024
+#define TUNE_MAX_RANKS 1000000 /* a record's "ranks" (as --ranks N) */
 
 /* ---- what a run measures ---- */
 
@@ -61,7 +62,7 @@ typedef struct {
     double bytes_w, bytes_r;   /* per repetition */
     int reps;                  /* repetitions counted */
     double wall;               /* seconds the launch took */
-    tj last;                   /* the last JSON line (for the probes) */
+    json_t *last;              /* the last JSON line (for the probes) */
     int have_last;
     char err[1024];
 } tune_run_out;
@@ -97,7 +98,7 @@ typedef struct {
     int forward;                         /* the library reports forwarding */
     int topology;                        /* FERRY_TOPOLOGY is set */
     int striped_fs;                      /* Lustre or GPFS under the test file */
-    tj defaults;                         /* the "hints" object of a default run */
+    const json_t *defaults;              /* the "hints" object of a default run */
     int have_defaults;
     char chosen_w[96], chosen_r[96];     /* what the default run's strategies chose */
     char reason_w[128], reason_r[128];
@@ -173,7 +174,7 @@ typedef struct {
 int tune_proxy_from_file(const char *path, int record, tune_proxy *p, char *err, size_t errlen);
 void tune_proxy_free(tune_proxy *p);
 /* The shape of one direction of a statistics record (the "ferry_stats" members). */
-void tune_shape_of_record(const tj *rec, int write, tune_shape *s);
+void tune_shape_of_record(const json_t *rec, int write, tune_shape *s);
 void tune_proxy_print(const tune_proxy *p, FILE *out);
 
 /* ---- the report (report.c) ---- */
