@@ -23,6 +23,7 @@
 #        TRACE_RANKS (RANKS)
 set -eu
 cd "$(dirname "$0")/../.."
+. bench/alternate.sh
 rounds=${1:-5} ranks=${2:-4} xfer=${3:-256k} block=${4:-8m} dir=${5:-/dev/shm}
 reps=${REPS:-3} ppn=${PPN:-2} trace_ranks=${TRACE_RANKS:-$ranks} build=${BUILD:-build/openmpi} machine=${MACHINE:-bgq:2x2x2x2x2}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -44,26 +45,21 @@ run() { # config extra-env... -> ferry-bench text on stdout
     -x LD_PRELOAD="$lib" -x FERRY_HINTS="$(hints_of "$c")" -x FERRY_RANKS_PER_NODE="$ppn" "$@" \
     "$bench" ior -t "$xfer" -b "$block" -s 2 -e -i "$reps" -o "$dir/ferry-fwd.$c"
 }
-configs="direct forward1 forward0"
-for r in $(seq 1 "$rounds"); do
-  for c in $configs; do
-    run "$c" | awk -v c="$c" '$2 == "write" || $2 == "read" { print c, $2, $8 }' >>"$out/all"
-  done
-  configs="$(echo $configs | awk '{ for (i = 2; i <= NF; i++) printf "%s ", $i; print $1 }')"
-done
+sample() { # config round
+  run "$1" | awk -v c="$1" '$2 == "write" || $2 == "read" { print c, $2, $8 }' >>"$out/all"
+}
+bench_rounds "$rounds" sample direct forward1 forward0
 echo "independent, $ranks ranks, $ppn per virtual node, -t $xfer -b $block -s 2 -e, $dir, $rounds rounds x $reps reps (MiB/s, medians)"
-python3 - "$out/all" <<'PY'
-import statistics, sys
-v = {}
-for line in open(sys.argv[1]):
-    c, ph, bw = line.split()
-    v.setdefault((c, ph), []).append(float(bw))
-for ph in ("write", "read"):
-    m = {c: statistics.median(v[(c, ph)]) for c in ("direct", "forward1", "forward0")}
-    print(f"{ph:5s}  direct {m['direct']:8.1f}  forward(1 collector) {m['forward1']:8.1f}"
-          f" ({m['forward1'] / m['direct']:5.3f}x)  forward(0) {m['forward0']:8.1f} ({m['forward0'] / m['direct']:5.3f}x)"
-          f"  n={len(v[('direct', ph)])}")
-PY
+bench_medians 2 <"$out/all" |
+  awk '{ m[$1, $2] = $3; n[$1, $2] = $4 }
+       END {
+         for (i = 1; i <= 2; i++) {
+           ph = i == 1 ? "write" : "read"
+           printf "%-5s  direct %8.1f  forward(1 collector) %8.1f (%5.3fx)  forward(0) %8.1f (%5.3fx)  n=%d\n", ph,
+             m["direct", ph], m["forward1", ph], m["forward1", ph] / m["direct", ph],
+             m["forward0", ph], m["forward0", ph] / m["direct", ph], n["direct", ph]
+         }
+       }'
 echo
 echo "replay of one forwarded run ($trace_ranks ranks, FERRY_TOPOLOGY=$machine, $ppn ranks per node) on $machine:"
 rm -f "$out/trace.json"
