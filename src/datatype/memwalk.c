@@ -64,12 +64,7 @@ int ferry_mem_pack_type(const void *buf, int64_t count, MPI_Datatype type, int64
         return rc;
     ferry_mem_walk w;
     ferry_mem_walk_init(&w, (char *)buf, fl, count, skip);
-    char *addr;
-    int64_t len, at = 0;
-    while (at < bytes && ferry_mem_walk_next(&w, bytes - at, &addr, &len)) {
-        memcpy(out + at, addr, (size_t)len);
-        at += len;
-    }
+    ferry_mem_pack(&w, out, bytes);
     ferry_flat_release(fl);
     return MPI_SUCCESS;
 }
