@@ -6,7 +6,8 @@
 #       strategy           (how bytes move)
 #       datatype, driver   (memory layouts; what a file system does)
 #       topology           (machine models; knows nothing of files)
-#     A folder includes itself and folders below it, never one beside it.
+#     A folder includes itself and folders below it, never one beside it;
+#     datatype, driver and topology include nothing but themselves.
 #     One exception, by design: strategy includes core, whose file object it
 #     acts on and whose table of entry points (core/strategies.h) it fills;
 #     the core reaches strategies only through that table, never by name.
@@ -25,8 +26,8 @@ declare -A below=(
   [decouple]="core strategy datatype driver topology"
   [core]="datatype driver topology"
   [strategy]="core datatype driver topology"
-  [datatype]="topology"
-  [driver]="topology"
+  [datatype]=""
+  [driver]=""
   [topology]=""
 )
 
