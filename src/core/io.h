@@ -1,7 +1,8 @@
 /*
- * The data path of every read and write call: where the access starts (explicit
- * offset, individual pointer, shared pointer, or rank order), how many bytes it
- * is, which strategy moves them, and what the status reports.
+ * The data path of every read and write call: blocking, nonblocking (on the
+ * file's worker, async.c) and split. Where the access starts (explicit offset,
+ * individual pointer, shared pointer, or rank order), how many bytes it is and
+ * which strategy moves them is op.c's; what the status reports, status.c's.
  */
 #ifndef FERRY_CORE_IO_H
 #define FERRY_CORE_IO_H
