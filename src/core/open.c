@@ -52,13 +52,15 @@ static int agree_open(ferry_file *f, int local_err, uint64_t digest, int *amode_
  * file (one inode), 0 if not or if some rank could not open its name. */
 static int one_file(ferry_file *f, int all_opened)
 {
+    /* The whole device and inode numbers: files created one after the other
+     * often have neighbouring inodes, so no bit of them may be dropped. The
+     * smallest of each comes as the largest of its complement. */
     struct stat st;
-    int64_t ino = -1;
-    if (all_opened && f->fd.fd >= 0 && fstat(f->fd.fd, &st) == 0)
-        ino = (int64_t)(st.st_ino >> 1);
-    int64_t v[2] = {ino, -ino}, r[2];
-    MPI_Allreduce(v, r, 2, MPI_INT64_T, MPI_MAX, f->comm);
-    return all_opened && r[0] >= 0 && r[0] == -r[1];
+    int opened = all_opened && f->fd.fd >= 0 && fstat(f->fd.fd, &st) == 0;
+    uint64_t dev = opened ? (uint64_t)st.st_dev : 0, ino = opened ? (uint64_t)st.st_ino : 0;
+    uint64_t v[5] = {dev, ~dev, ino, ~ino, (uint64_t)!opened}, r[5];
+    MPI_Allreduce(v, r, 5, MPI_UINT64_T, MPI_MAX, f->comm);
+    return all_opened && !r[4] && r[0] == ~r[1] && r[2] == ~r[3];
 }
 
 static void warn_rank0(ferry_file *f, const ferry_hint_warnings *w)
