@@ -81,6 +81,31 @@ static ferry_coll_strategy requested(const ferry_file *f, int is_write)
     return is_write ? f->hints.write_strategy : f->hints.read_strategy;
 }
 
+/* Where the file system's client caches are not coherent between processes
+ * (GlusterFS: write-behind acknowledges a write before the bricks have it,
+ * and another process's read, or the size a read is cut at, need not see
+ * it), bytes an aggregator wrote for another rank are not yet there for the
+ * process that reads them next: another aggregator, or the rank itself
+ * independently. MPI lets a rank read its own bytes after its own write,
+ * whichever process moved them. So after every rank's writes have returned
+ * (the outcome allreduce), each rank that wrote for others flushes, and the
+ * call returns when all have: then the bricks hold every byte and the size.
+ * One fsync per aggregator and one allreduce per collective write, on such
+ * file systems only (docs/filesystems.md: measured cost). */
+static int flush_for_others(ferry_file *f, int wrote)
+{
+    double t0 = ferry_now();
+    int err = wrote ? f->fd.drv->sync(&f->fd) : 0;
+    int code = err ? ferry_err_errno(err, "flushing a collective write for the other ranks") : MPI_SUCCESS;
+    int in = ferry_err_class(code), out = in;
+    if (f->size > 1)
+        MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, f->comm);
+    ferry_stats_phase(&f->stats, FERRY_PHASE_SYNC, t0);
+    if (code != MPI_SUCCESS)
+        return code;
+    return out == MPI_SUCCESS ? MPI_SUCCESS : ferry_err(out, "flushing a collective write failed on another rank");
+}
+
 int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err, int64_t *done)
 {
     *done = 0;
@@ -98,6 +123,7 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     c->last_view[dir] = f->view.ft;
 
     int code = local_err;
+    int64_t writes_before = f->stats.sys_writes;
     ferry_coll_strategy chosen;
     char reason_buf[FERRY_REASON_LEN];
     const char *reason = reason_buf; /* fixed reasons point at literals: no formatting per call */
@@ -159,6 +185,11 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
                  FERRY_REASON_LEN - 33, reason);
     /* kept only after a call that succeeded everywhere, so every rank keeps alike */
     int ok = code == MPI_SUCCESS && out[0] == MPI_SUCCESS;
+    /* chosen is the same on every rank (from the agreed pattern), so all take part */
+    if (ok && dir && !f->fs.coherent_cache && chosen != FERRY_COLL_INDEPENDENT) {
+        code = flush_for_others(f, f->stats.sys_writes != writes_before);
+        ok = code == MPI_SUCCESS;
+    }
     c->have_last[dir] = ok && have_runs && ferry_runs_copy(&c->last_runs[dir], &runs) == MPI_SUCCESS;
     if (!ok || chosen != FERRY_COLL_TWOPHASE)
         c->memo[dir].valid = 0;
