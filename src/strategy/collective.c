@@ -186,7 +186,7 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     /* kept only after a call that succeeded everywhere, so every rank keeps alike */
     int ok = code == MPI_SUCCESS && out[0] == MPI_SUCCESS;
     /* chosen is the same on every rank (from the agreed pattern), so all take part */
-    if (ok && dir && !f->fs.coherent_cache && chosen != FERRY_COLL_INDEPENDENT) {
+    if (ok && dir && f->size > 1 && !f->fs.coherent_cache && chosen != FERRY_COLL_INDEPENDENT) {
         code = flush_for_others(f, f->stats.sys_writes != writes_before);
         ok = code == MPI_SUCCESS;
     }
