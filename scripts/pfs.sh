@@ -28,7 +28,12 @@ VOLS=("$P-shard" "$P-dist")
 say() { echo "pfs: $*"; }
 g() { timeout 60 gluster --mode=script "$@"; }
 mnt_of() { echo "$MNT/${1#"$P"-}"; }
-mounted() { awk -v d="$1" '$2==d && $3=="fuse.glusterfs"{f=1} END{exit !f}' /proc/self/mounts; }
+listed() { awk -v d="$1" '$2==d && $3=="fuse.glusterfs"{f=1} END{exit !f}' /proc/self/mounts; }
+# A mount whose client process died (a reboot of the services, a killed
+# glusterfs) stays listed but answers ENOTCONN: it counts as not mounted.
+mounted() { listed "$1" && timeout 20 stat -f "$1" >/dev/null 2>&1; }
+# up clears such a dead entry before mounting again
+clear_dead() { listed "$1" && ! mounted "$1" && { say "clearing dead mount on $1"; umount -l "$1" 2>/dev/null; }; return 0; }
 
 can_run() {
   [ "$(id -u)" -eq 0 ] || { say "skipped: needs root to run glusterd and mount (uid $(id -u))"; return 1; }
@@ -75,6 +80,7 @@ up() {
       echo started >"$STATE/$v.started"
     fi
     if ! mounted "$d"; then
+      clear_dead "$d"
       mkdir -p "$d"
       local ok=0
       for _ in 1 2 3 4 5 6 7 8 9 10; do
@@ -93,7 +99,7 @@ down() {
   for v in "${VOLS[@]}"; do
     local d; d=$(mnt_of "$v")
     if [ -f "$STATE/$v.mounted" ]; then
-      mounted "$d" && { umount "$d" 2>/dev/null || umount -l "$d"; }
+      listed "$d" && { umount "$d" 2>/dev/null || umount -l "$d"; }
       rm -f "$STATE/$v.mounted"
       rmdir "$d" 2>/dev/null
     fi

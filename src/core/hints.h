@@ -88,6 +88,7 @@ typedef struct ferry_hints {
     int forward_collectors;            /* forwarding: ranks per node that coalesce the node's records: 1 */
     ferry_fwd_assign forward_assign;   /* forwarding: gateway assignment on a model: route-aware */
     ferry_fwd_errors forward_errors;   /* forwarding: when write errors are reported: deferred */
+    ferry_tri cache_coherent;          /* the file system's client caches: detected (auto) or vouched for */
     /* Added by the hints module: where each hint's value came from, indexed
      * by the hint's field number (see ferry_hints_source_of), one
      * ferry_hint_source per entry. Not part of a hint's value:

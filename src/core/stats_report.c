@@ -281,9 +281,9 @@ char *ferry_stats_json_record(const ferry_stats_total *t, const char *filename, 
                   ferry_fs_type_name(fs->type), ferry_fs_class_name(fs->fs_class), fs->stripe_unit,
                   fs->stripe_count, ferry_stripe_source_name(fs->stripe_src));
         sb_json_str(&b, fs->stripe_how);
-        sb_printf(&b, ",\"coherent_locks\":%s,\"coherent_cache\":%s,\"rmw_safe\":%s}",
+        sb_printf(&b, ",\"coherent_locks\":%s,\"coherent_cache\":%s,\"cache_source\":\"%s\",\"rmw_safe\":%s}",
                   fs->coherent_locks ? "true" : "false", fs->coherent_cache ? "true" : "false",
-                  fs->rmw_safe ? "true" : "false");
+                  fs->cache_from_hint ? "hint" : "detected", fs->rmw_safe ? "true" : "false");
     }
     sb_printf(&b, ",\"hints\":");
     /* the caller's object, kept on one line; anything that is not an object is replaced by {} */

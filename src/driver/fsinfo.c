@@ -367,6 +367,13 @@ void ferry_fs_apply_hints(ferry_fs_info *fs, int64_t striping_unit, int striping
     }
 }
 
+void ferry_fs_vouch_cache(ferry_fs_info *fs, int coherent)
+{
+    fs->coherent_cache = !!coherent;
+    fs->rmw_safe = coherent && fs->coherent_locks;
+    fs->cache_from_hint = 1;
+}
+
 const char *ferry_fs_type_name(ferry_fs_type t)
 {
     switch (t) {
@@ -409,8 +416,8 @@ void ferry_fs_describe(const ferry_fs_info *fs, char *out, size_t cap)
     if (fs->stripe_unit > 0 || fs->stripe_count > 0)
         snprintf(stripe, sizeof stripe, "stripe %lld KiB x %d (%s: %s)", (long long)(fs->stripe_unit >> 10),
                  fs->stripe_count, ferry_stripe_source_name(fs->stripe_src), fs->stripe_how);
-    snprintf(out, cap, "%s (%s, %s; %s; locks %s, caches %s, read-modify-write %s)", fs->name,
+    snprintf(out, cap, "%s (%s, %s; %s; locks %s, caches %s%s, read-modify-write %s)", fs->name,
              ferry_fs_type_name(fs->type), ferry_fs_class_name(fs->fs_class), stripe,
              fs->coherent_locks ? "coherent" : "NOT coherent", fs->coherent_cache ? "coherent" : "NOT coherent",
-             fs->rmw_safe ? "safe" : "UNSAFE");
+             fs->cache_from_hint ? " (ferry_cache_coherent hint)" : "", fs->rmw_safe ? "safe" : "UNSAFE");
 }

@@ -54,6 +54,8 @@ typedef struct ferry_fs_info {
     /* lock, read, modify, write back, unlock over bytes another process is
      * writing concurrently loses none of them: the sieving write is safe */
     int rmw_safe;
+    /* the two cache answers above were given by the program, not detected */
+    int cache_from_hint;
 } ferry_fs_info;
 
 /* Fills *out for the file system holding path (the file itself if it
@@ -64,6 +66,11 @@ int ferry_fs_probe(const char *path, ferry_fs_info *out);
 
 /* Fills the stripe facts from the hints where the file system told nothing. */
 void ferry_fs_apply_hints(ferry_fs_info *fs, int64_t striping_unit, int striping_factor);
+
+/* What somebody who knows the mount says of its client caches, over what
+ * was detected: coherent (GlusterFS with performance.write-behind off, say)
+ * or not. Read-modify-write under the byte-range locks follows. */
+void ferry_fs_vouch_cache(ferry_fs_info *fs, int coherent);
 
 /* The mount whose mount point is the longest prefix of `path` (absolute,
  * symlinks resolved) in /proc/self/mountinfo text; the last of equal mount

@@ -86,6 +86,7 @@ int main(void)
     CHECK(fs.type == FERRY_FS_UNKNOWN && fs.fs_class == FERRY_FS_CLASS_UNKNOWN && !fs.rmw_safe &&
           !fs.coherent_locks);
 
+    char d0[256];
     /* hints fill what the file system did not tell, never override it */
     fs = classify("fuse.glusterfs", 0);
     fs.stripe_unit = 64 << 20;
@@ -102,6 +103,22 @@ int main(void)
     fs = classify("ext4", 0);
     ferry_fs_apply_hints(&fs, 0, 0);
     CHECK(fs.stripe_unit == 0 && fs.stripe_src == FERRY_STRIPE_NONE);
+
+    /* the cache hint overrides detection both ways, and read-modify-write
+     * follows it only where the locks are coherent too */
+    fs = classify("fuse.glusterfs", 0);
+    ferry_fs_vouch_cache(&fs, 1);
+    CHECK(fs.coherent_cache && fs.rmw_safe && fs.cache_from_hint);
+    ferry_fs_describe(&fs, d0, sizeof d0);
+    CHECK(strstr(d0, "caches coherent (ferry_cache_coherent hint)") != NULL);
+    fs = classify("beegfs", 0);
+    ferry_fs_vouch_cache(&fs, 1);
+    CHECK(fs.coherent_cache && !fs.rmw_safe);
+    fs = classify("ext4", 0);
+    ferry_fs_vouch_cache(&fs, 0);
+    CHECK(!fs.coherent_cache && !fs.rmw_safe && fs.cache_from_hint);
+    fs = classify("ext4", 0);
+    CHECK(!fs.cache_from_hint);
 
     /* a live probe of this machine's /tmp and of a path that does not exist yet */
     CHECK(ferry_fs_probe("/tmp", &fs) == 0);

@@ -509,7 +509,7 @@ static void test_info(void)
     CHECK(ferry_hints_to_info(&h, &info) == MPI_SUCCESS);
     int nkeys = 0;
     MPI_Info_get_nkeys(info, &nkeys);
-    CHECK(nkeys == 24);
+    CHECK(nkeys == 25);
     CHECK(info_is(info, "cb_buffer_size", "16777216"));
     CHECK(info_is(info, "cb_nodes", "0"));
     CHECK(info_is(info, "cb_config_list", "*:1"));
@@ -668,7 +668,8 @@ static void test_json(void)
     CHECK(strstr(buf, "\"ferry_ds_threshold\":65536,") != NULL);
     CHECK(strstr(buf, "\"ferry_forward_collectors\":1,") != NULL);
     CHECK(strstr(buf, "\"ferry_forward_assign\":\"route-aware\",") != NULL);
-    CHECK(strstr(buf, "\"ferry_forward_errors\":\"deferred\"}") != NULL);
+    CHECK(strstr(buf, "\"ferry_forward_errors\":\"deferred\",") != NULL);
+    CHECK(strstr(buf, "\"ferry_cache_coherent\":\"automatic\"}") != NULL);
     h.local_aggregators = FERRY_LOCAL_AGG_ALL;
     n = ferry_hints_to_json(&h, buf, sizeof buf);
     CHECK(strstr(buf, "\"ferry_local_aggregators\":2147483647") != NULL);
