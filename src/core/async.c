@@ -53,7 +53,6 @@ static void shadow_refresh(ferry_file *sh, const ferry_file *f)
     sh->amode = f->amode;
     sh->fd = f->fd;
     sh->fd_readable = f->fd_readable;
-    sh->fstype = f->fstype;
     sh->fs = f->fs;
     sh->hints = f->hints;
     sh->view = f->view;

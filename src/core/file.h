@@ -42,7 +42,6 @@ typedef struct ferry_file {
     int amode;
     ferry_fd fd;
     int fd_readable;          /* WRONLY files are opened read-write when allowed, for read-modify-write */
-    ferry_fs_type fstype;
     ferry_fs_info fs;         /* what the file system is and guarantees (driver/fsinfo.h) */
     ferry_hints hints;
     ferry_view view;

@@ -111,7 +111,6 @@ static void probe_fs(ferry_file *f)
     ferry_fs_apply_hints(&f->fs, f->hints.striping_unit, f->hints.striping_factor);
     if (f->hints.cache_coherent != FERRY_TRI_AUTO)
         ferry_fs_vouch_cache(&f->fs, f->hints.cache_coherent == FERRY_TRI_ENABLE);
-    f->fstype = f->fs.type;
     f->stats.fs = f->fs;
 }
 

@@ -37,7 +37,6 @@ typedef struct ferry_driver {
     int (*lock)(ferry_fd *f, int64_t off, int64_t len, int exclusive);
     int (*unlock)(ferry_fd *f, int64_t off, int64_t len);
     int (*remove)(const char *path);
-    ferry_fs_type (*fs_type)(const char *path);
     int (*sync_dir)(const char *path); /* make a create durable */
 } ferry_driver;
 

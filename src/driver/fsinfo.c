@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "driver/fsinfo.h"
+#include "driver/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -210,21 +211,6 @@ static char *slurp(const char *file)
     return buf;
 }
 
-static int dir_of(const char *path, char *dir, size_t cap)
-{
-    if (strlen(path) >= cap)
-        return -1;
-    snprintf(dir, cap, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-        dir[1] = 0;
-    else if (slash)
-        *slash = 0;
-    else
-        snprintf(dir, cap, ".");
-    return 0;
-}
-
 static int64_t xattr_int(const char *path, const char *name)
 {
     char v[64];
@@ -303,7 +289,7 @@ int ferry_fs_probe(const char *path, ferry_fs_info *out)
     const char *at = path;
     struct statfs sf;
     int rc = statfs(path, &sf);
-    if (rc < 0 && dir_of(path, dir, sizeof dir) == 0) {
+    if (rc < 0 && ferry_path_dir(path, dir, sizeof dir) == 0) {
         at = dir;
         rc = statfs(dir, &sf);
     }

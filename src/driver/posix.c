@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "driver/driver.h"
 #include "driver/faults.h"
+#include "driver/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #define FERRY_MAX_IO ((int64_t)0x7ffff000)
@@ -241,34 +241,10 @@ static int posix_remove(const char *path)
     return unlink(path) < 0 ? -errno : 0;
 }
 
-/* The directory holding path, for statfs before a create and for fsync after. */
-static int dir_of(const char *path, char *dir, size_t cap)
-{
-    size_t n = strlen(path);
-    if (n >= cap)
-        return -ENAMETOOLONG;
-    memcpy(dir, path, n + 1);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-        dir[1] = 0;
-    else if (slash)
-        *slash = 0;
-    else
-        strcpy(dir, ".");
-    return 0;
-}
-
-static ferry_fs_type posix_fs_type(const char *path)
-{
-    ferry_fs_info fs;
-    ferry_fs_probe(path, &fs);
-    return fs.type;
-}
-
 static int posix_sync_dir(const char *path)
 {
     char dir[4096];
-    int rc0 = dir_of(path, dir, sizeof dir);
+    int rc0 = ferry_path_dir(path, dir, sizeof dir);
     if (rc0 < 0)
         return rc0;
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -296,7 +272,6 @@ static const ferry_driver posix_driver = {
     .lock = posix_lock,
     .unlock = posix_unlock,
     .remove = posix_remove,
-    .fs_type = posix_fs_type,
     .sync_dir = posix_sync_dir,
 };
 
