@@ -1,5 +1,5 @@
 # ferry: thin wrapper over CMake. Two builds, one per MPI ABI, side by side.
-.PHONY: all deps build openmpi mpich test demo bench clean pfs-up pfs-down pfs-status
+.PHONY: all deps build openmpi mpich install test demo bench clean pfs-up pfs-down pfs-status
 
 JOBS ?= $(shell nproc)
 CMAKE_COMMON = -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -29,6 +29,12 @@ openmpi: build/openmpi/build.ninja
 
 mpich: build/mpich/build.ninja
 	cmake --build build/mpich -j $(JOBS)
+
+# Both builds side by side in one prefix (layout: cmake/install_dirs.cmake).
+PREFIX ?= /opt/ferry
+install: build
+	cmake --install build/openmpi --prefix $(abspath $(PREFIX))
+	cmake --install build/mpich --prefix $(abspath $(PREFIX))
 
 test: build
 	bash scripts/test.sh

@@ -3,15 +3,18 @@
  * arguments, turns the handle into ferry's file object, calls the core, and
  * sends any error through the file's error handler.
  *
- * Every entry point is defined under its PMPI_ name and exported under its
- * MPI_ name as an alias of the same code, so profilers that call PMPI_ and
- * Fortran bindings that call either both reach ferry.
+ * Every entry point is defined under its PMPI_ name and again under its
+ * MPI_ name, so profilers that call PMPI_ and Fortran bindings that call
+ * either both reach ferry. The MPI_ name first hands the call to a
+ * profiling tool preloaded after ferry, if there is one that will call
+ * ferry's PMPI_ name back (core/chain.h).
  */
 #ifndef FERRY_BINDING_BIND_H
 #define FERRY_BINDING_BIND_H
 
 #include <mpi.h>
 
+#include "core/chain.h"
 #include "core/async.h"
 #include "core/errors.h"
 #include "core/file.h"
@@ -19,9 +22,21 @@
 
 #define FERRY_PUBLIC __attribute__((visibility("default")))
 
-#define FERRY_BIND(ret, name, params)                                       \
-    FERRY_PUBLIC ret name params __attribute__((weak, alias("P" #name)));   \
-    FERRY_PUBLIC ret P##name params
+/* FERRY_BIND(ret, MPI_File_x, (params), (args)) { body }: args names the
+ * params in order, for handing the call on. */
+#define FERRY_BIND(ret, name, params, args)                                   \
+    static ret ferry_impl_##name params;                                      \
+    FERRY_PUBLIC ret P##name params                                           \
+    {                                                                         \
+        return ferry_impl_##name args;                                        \
+    }                                                                         \
+    FERRY_PUBLIC __attribute__((weak)) ret name params                        \
+    {                                                                         \
+        static ferry_chain_slot slot_;                                        \
+        ret(*tool_) params = (ret(*) params)ferry_chain_next(#name, &slot_);  \
+        return tool_ ? tool_ args : ferry_impl_##name args;                   \
+    }                                                                         \
+    static ret ferry_impl_##name params
 
 /* mpi.h declares the large-count (_c) forms only from MPI-4 on. */
 #if MPI_VERSION >= 4

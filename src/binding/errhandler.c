@@ -3,12 +3,14 @@
 #include "binding/bind.h"
 
 FERRY_BIND(int, MPI_File_create_errhandler, (MPI_File_errhandler_function *file_errhandler_fn,
-                                             MPI_Errhandler *errhandler))
+                                             MPI_Errhandler *errhandler),
+                                             (file_errhandler_fn, errhandler))
 {
     return ferry_raise(NULL, ferry_errh_create(file_errhandler_fn, errhandler), "MPI_File_create_errhandler");
 }
 
-FERRY_BIND(int, MPI_File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
+FERRY_BIND(int, MPI_File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler),
+                                         (file, errhandler))
 {
     const char *fn = "MPI_File_set_errhandler";
     if (file == MPI_FILE_NULL) {
@@ -24,7 +26,8 @@ FERRY_BIND(int, MPI_File_set_errhandler, (MPI_File file, MPI_Errhandler errhandl
     return MPI_SUCCESS;
 }
 
-FERRY_BIND(int, MPI_File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
+FERRY_BIND(int, MPI_File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler),
+                                         (file, errhandler))
 {
     const char *fn = "MPI_File_get_errhandler";
     if (!errhandler)
@@ -38,7 +41,7 @@ FERRY_BIND(int, MPI_File_get_errhandler, (MPI_File file, MPI_Errhandler *errhand
     return MPI_SUCCESS;
 }
 
-FERRY_BIND(int, MPI_File_call_errhandler, (MPI_File fh, int errorcode))
+FERRY_BIND(int, MPI_File_call_errhandler, (MPI_File fh, int errorcode), (fh, errorcode))
 {
     if (fh == MPI_FILE_NULL) {
         ferry_raise(NULL, errorcode, "MPI_File_call_errhandler");

@@ -2,13 +2,13 @@
 #include "binding/bind.h"
 #include "core/manage.h"
 
-FERRY_BIND(int, MPI_File_set_info, (MPI_File fh, MPI_Info info))
+FERRY_BIND(int, MPI_File_set_info, (MPI_File fh, MPI_Info info), (fh, info))
 {
     FERRY_FILE_SETTLED(fh, f, "MPI_File_set_info");
     return ferry_raise(f, ferry_file_set_info(f, info), "MPI_File_set_info");
 }
 
-FERRY_BIND(int, MPI_File_get_info, (MPI_File fh, MPI_Info *info_used))
+FERRY_BIND(int, MPI_File_get_info, (MPI_File fh, MPI_Info *info_used), (fh, info_used))
 {
     FERRY_FILE(fh, f, "MPI_File_get_info");
     if (!info_used)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 FERRY_BIND(int, MPI_File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info,
-                                MPI_File *fh))
+                                MPI_File *fh), (comm, filename, amode, info, fh))
 {
     const char *fn = "MPI_File_open";
     if (!fh)
@@ -25,13 +25,13 @@ FERRY_BIND(int, MPI_File_open, (MPI_Comm comm, const char *filename, int amode, 
     else if (strlen(filename) >= 4096)
         local = ferry_err(MPI_ERR_BAD_FILE, "file name is too long");
     ferry_file *f = NULL;
-    int rc = ferry_file_open(comm, filename, amode, info, local, &f);
+    int rc = ferry_file_open(comm, filename, amode, info, local, ferry_chain_tool_file(), &f);
     if (rc == MPI_SUCCESS)
         *fh = ferry_handle(f);
     return ferry_raise(NULL, rc, fn);
 }
 
-FERRY_BIND(int, MPI_File_close, (MPI_File *fh))
+FERRY_BIND(int, MPI_File_close, (MPI_File *fh), (fh))
 {
     if (!fh)
         return ferry_raise(NULL, ferry_err(MPI_ERR_ARG, "file handle pointer is NULL"), "MPI_File_close");
@@ -50,26 +50,26 @@ FERRY_BIND(int, MPI_File_close, (MPI_File *fh))
     return rc;
 }
 
-FERRY_BIND(int, MPI_File_delete, (const char *filename, MPI_Info info))
+FERRY_BIND(int, MPI_File_delete, (const char *filename, MPI_Info info), (filename, info))
 {
     if (!filename)
         return ferry_raise(NULL, ferry_err(MPI_ERR_BAD_FILE, "file name is NULL"), "MPI_File_delete");
     return ferry_raise(NULL, ferry_file_delete(filename, info), "MPI_File_delete");
 }
 
-FERRY_BIND(int, MPI_File_set_size, (MPI_File fh, MPI_Offset size))
+FERRY_BIND(int, MPI_File_set_size, (MPI_File fh, MPI_Offset size), (fh, size))
 {
     FERRY_FILE_SETTLED(fh, f, "MPI_File_set_size");
     return ferry_raise(f, ferry_file_set_size(f, size), "MPI_File_set_size");
 }
 
-FERRY_BIND(int, MPI_File_preallocate, (MPI_File fh, MPI_Offset size))
+FERRY_BIND(int, MPI_File_preallocate, (MPI_File fh, MPI_Offset size), (fh, size))
 {
     FERRY_FILE_SETTLED(fh, f, "MPI_File_preallocate");
     return ferry_raise(f, ferry_file_preallocate(f, size), "MPI_File_preallocate");
 }
 
-FERRY_BIND(int, MPI_File_get_size, (MPI_File fh, MPI_Offset *size))
+FERRY_BIND(int, MPI_File_get_size, (MPI_File fh, MPI_Offset *size), (fh, size))
 {
     FERRY_FILE(fh, f, "MPI_File_get_size");
     if (!size)
@@ -77,7 +77,7 @@ FERRY_BIND(int, MPI_File_get_size, (MPI_File fh, MPI_Offset *size))
     return ferry_raise(f, ferry_file_get_size(f, size), "MPI_File_get_size");
 }
 
-FERRY_BIND(int, MPI_File_get_group, (MPI_File fh, MPI_Group *group))
+FERRY_BIND(int, MPI_File_get_group, (MPI_File fh, MPI_Group *group), (fh, group))
 {
     FERRY_FILE(fh, f, "MPI_File_get_group");
     if (!group)
@@ -85,7 +85,7 @@ FERRY_BIND(int, MPI_File_get_group, (MPI_File fh, MPI_Group *group))
     return ferry_raise(f, MPI_Comm_group(f->comm, group), "MPI_File_get_group");
 }
 
-FERRY_BIND(int, MPI_File_get_amode, (MPI_File fh, int *amode))
+FERRY_BIND(int, MPI_File_get_amode, (MPI_File fh, int *amode), (fh, amode))
 {
     FERRY_FILE(fh, f, "MPI_File_get_amode");
     if (!amode)
@@ -94,19 +94,19 @@ FERRY_BIND(int, MPI_File_get_amode, (MPI_File fh, int *amode))
     return MPI_SUCCESS;
 }
 
-FERRY_BIND(int, MPI_File_sync, (MPI_File fh))
+FERRY_BIND(int, MPI_File_sync, (MPI_File fh), (fh))
 {
     FERRY_FILE_SETTLED(fh, f, "MPI_File_sync");
     return ferry_raise(f, ferry_file_sync(f), "MPI_File_sync");
 }
 
-FERRY_BIND(int, MPI_File_set_atomicity, (MPI_File fh, int flag))
+FERRY_BIND(int, MPI_File_set_atomicity, (MPI_File fh, int flag), (fh, flag))
 {
     FERRY_FILE_SETTLED(fh, f, "MPI_File_set_atomicity");
     return ferry_raise(f, ferry_file_set_atomicity(f, flag), "MPI_File_set_atomicity");
 }
 
-FERRY_BIND(int, MPI_File_get_atomicity, (MPI_File fh, int *flag))
+FERRY_BIND(int, MPI_File_get_atomicity, (MPI_File fh, int *flag), (fh, flag))
 {
     FERRY_FILE(fh, f, "MPI_File_get_atomicity");
     if (!flag)

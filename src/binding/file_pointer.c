@@ -2,13 +2,13 @@
 #include "binding/bind.h"
 #include "core/manage.h"
 
-FERRY_BIND(int, MPI_File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+FERRY_BIND(int, MPI_File_seek, (MPI_File fh, MPI_Offset offset, int whence), (fh, offset, whence))
 {
     FERRY_FILE(fh, f, "MPI_File_seek");
     return ferry_raise(f, ferry_file_seek(f, offset, whence), "MPI_File_seek");
 }
 
-FERRY_BIND(int, MPI_File_get_position, (MPI_File fh, MPI_Offset *offset))
+FERRY_BIND(int, MPI_File_get_position, (MPI_File fh, MPI_Offset *offset), (fh, offset))
 {
     FERRY_FILE(fh, f, "MPI_File_get_position");
     if (!offset)
@@ -19,13 +19,14 @@ FERRY_BIND(int, MPI_File_get_position, (MPI_File fh, MPI_Offset *offset))
     return MPI_SUCCESS;
 }
 
-FERRY_BIND(int, MPI_File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
+FERRY_BIND(int, MPI_File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence),
+                                      (fh, offset, whence))
 {
     FERRY_FILE_SETTLED(fh, f, "MPI_File_seek_shared");
     return ferry_raise(f, ferry_file_seek_shared(f, offset, whence), "MPI_File_seek_shared");
 }
 
-FERRY_BIND(int, MPI_File_get_position_shared, (MPI_File fh, MPI_Offset *offset))
+FERRY_BIND(int, MPI_File_get_position_shared, (MPI_File fh, MPI_Offset *offset), (fh, offset))
 {
     FERRY_FILE(fh, f, "MPI_File_get_position_shared");
     if (!offset)

@@ -5,7 +5,8 @@
 #include <string.h>
 
 FERRY_BIND(int, MPI_File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
-                                    MPI_Datatype filetype, const char *datarep, MPI_Info info))
+                                    MPI_Datatype filetype, const char *datarep, MPI_Info info),
+                                    (fh, disp, etype, filetype, datarep, info))
 {
     FERRY_FILE_SETTLED(fh, f, "MPI_File_set_view");
     return ferry_raise(f, ferry_view_set(f, disp, etype, filetype, datarep, info), "MPI_File_set_view");
@@ -23,7 +24,8 @@ static int dup_unless_named(MPI_Datatype t, MPI_Datatype *out)
 }
 
 FERRY_BIND(int, MPI_File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype,
-                                    MPI_Datatype *filetype, char *datarep))
+                                    MPI_Datatype *filetype, char *datarep),
+                                    (fh, disp, etype, filetype, datarep))
 {
     FERRY_FILE(fh, f, "MPI_File_get_view");
     if (!disp || !etype || !filetype || !datarep)
@@ -36,7 +38,8 @@ FERRY_BIND(int, MPI_File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype 
     return ferry_raise(f, rc, "MPI_File_get_view");
 }
 
-FERRY_BIND(int, MPI_File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp))
+FERRY_BIND(int, MPI_File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp),
+                                          (fh, offset, disp))
 {
     FERRY_FILE(fh, f, "MPI_File_get_byte_offset");
     if (!disp)
@@ -77,7 +80,8 @@ static int type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *ext_out, MP
     return MPI_SUCCESS;
 }
 
-FERRY_BIND(int, MPI_File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent))
+FERRY_BIND(int, MPI_File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent),
+                                          (fh, datatype, extent))
 {
     if (!extent)
         return ferry_raise(NULL, ferry_err(MPI_ERR_ARG, "extent pointer is NULL"), "MPI_File_get_type_extent");
@@ -85,7 +89,8 @@ FERRY_BIND(int, MPI_File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, M
 }
 
 #if FERRY_HAVE_C
-FERRY_BIND(int, MPI_File_get_type_extent_c, (MPI_File fh, MPI_Datatype datatype, MPI_Count *extent))
+FERRY_BIND(int, MPI_File_get_type_extent_c, (MPI_File fh, MPI_Datatype datatype, MPI_Count *extent),
+                                            (fh, datatype, extent))
 {
     if (!extent)
         return ferry_raise(NULL, ferry_err(MPI_ERR_ARG, "extent pointer is NULL"), "MPI_File_get_type_extent_c");

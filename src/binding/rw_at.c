@@ -2,17 +2,19 @@
  * nonblocking forms, and the large-count (_c) twins. */
 #include "binding/bind.h"
 
-#define AT_BLOCKING(NAME, Q, CT, W, COLL)                                                   \
+#define AT_BLOCKING(NAME, Q, CT, W, COLL)                                                  \
     FERRY_BIND(int, NAME, (MPI_File fh, MPI_Offset offset, Q void *buf, CT count,          \
-                           MPI_Datatype datatype, MPI_Status *status))                     \
+                           MPI_Datatype datatype, MPI_Status *status),                     \
+                           (fh, offset, buf, count, datatype, status))                     \
     {                                                                                      \
         ferry_call c = {FERRY_AT, offset, (void *)buf, count, datatype, W, COLL};          \
         return ferry_bind_io(fh, &c, status, #NAME);                                       \
     }
 
-#define AT_NONBLOCKING(NAME, Q, CT, W, COLL)                                                \
+#define AT_NONBLOCKING(NAME, Q, CT, W, COLL)                                               \
     FERRY_BIND(int, NAME, (MPI_File fh, MPI_Offset offset, Q void *buf, CT count,          \
-                           MPI_Datatype datatype, MPI_Request *request))                   \
+                           MPI_Datatype datatype, MPI_Request *request),                   \
+                           (fh, offset, buf, count, datatype, request))                    \
     {                                                                                      \
         ferry_call c = {FERRY_AT, offset, (void *)buf, count, datatype, W, COLL};          \
         return ferry_bind_iio(fh, &c, request, #NAME);                                     \

@@ -3,23 +3,25 @@
  * and the large-count (_c) twins. */
 #include "binding/bind.h"
 
-#define PTR_BLOCKING(NAME, Q, CT, WHERE, W, COLL)                                         \
+#define PTR_BLOCKING(NAME, Q, CT, WHERE, W, COLL)                                        \
     FERRY_BIND(int, NAME, (MPI_File fh, Q void *buf, CT count, MPI_Datatype datatype,    \
-                           MPI_Status *status))                                          \
+                           MPI_Status *status),                                          \
+                           (fh, buf, count, datatype, status))                           \
     {                                                                                    \
         ferry_call c = {WHERE, 0, (void *)buf, count, datatype, W, COLL};                \
         return ferry_bind_io(fh, &c, status, #NAME);                                     \
     }
 
-#define PTR_NONBLOCKING(NAME, Q, CT, WHERE, W, COLL)                                      \
+#define PTR_NONBLOCKING(NAME, Q, CT, WHERE, W, COLL)                                     \
     FERRY_BIND(int, NAME, (MPI_File fh, Q void *buf, CT count, MPI_Datatype datatype,    \
-                           MPI_Request *request))                                        \
+                           MPI_Request *request),                                        \
+                           (fh, buf, count, datatype, request))                          \
     {                                                                                    \
         ferry_call c = {WHERE, 0, (void *)buf, count, datatype, W, COLL};                \
         return ferry_bind_iio(fh, &c, request, #NAME);                                   \
     }
 
-#define PTR_FAMILY(SUFFIX, CT)                                                            \
+#define PTR_FAMILY(SUFFIX, CT)                                                           \
     PTR_BLOCKING(MPI_File_read##SUFFIX, , CT, FERRY_INDIVIDUAL, 0, 0)                    \
     PTR_BLOCKING(MPI_File_write##SUFFIX, const, CT, FERRY_INDIVIDUAL, 1, 0)              \
     PTR_BLOCKING(MPI_File_read_all##SUFFIX, , CT, FERRY_INDIVIDUAL, 0, 1)                \

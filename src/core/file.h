@@ -74,8 +74,9 @@ MPI_File ferry_handles_f2c(MPI_Fint i);
 
 /* Open and close: collective over comm. Return an MPI error code. */
 /* local_err: the binding's check of this rank's arguments; the open fails on
- * every rank if it is set on any. */
-int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err,
+ * every rank if it is set on any. quiet: the file is a profiling tool's own
+ * (core/chain.h), shown in no display, statistics or record. */
+int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err, int quiet,
                     ferry_file **out);
 int ferry_file_close(ferry_file *f);
 int ferry_file_delete(const char *filename, MPI_Info info);

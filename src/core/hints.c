@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "core/hints_internal.h"
+#include "core/version.h"
 
 #define NWARN ((int)(sizeof(((ferry_hint_warnings *)0)->msg) / sizeof(((ferry_hint_warnings *)0)->msg[0])))
 
@@ -196,7 +197,8 @@ void ferry_hints_display(const ferry_hints *h, const char *filename, FILE *out)
                 o += (size_t)n_ < sizeof text - o ? (size_t)n_ : sizeof text - o - 1;    \
         }                                                                                \
     } while (0)
-    PUT("ferry: hints for \"%s\"\n", filename ? filename : "(none)");
+    PUT("ferry: hints for \"%s\" (ferry %s, %s)\n", filename ? filename : "(none)", ferry_version_number(),
+        ferry_version_flavor());
     PUT("  %-28s %-24s %s\n", "hint", "value", "source");
     PUT("  %-28s %-24s %s\n", "----", "-----", "------");
     for (int i = 0; i < ferry_hint_count; i++) {

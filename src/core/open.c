@@ -114,7 +114,7 @@ static void probe_fs(ferry_file *f)
     f->stats.fs = f->fs;
 }
 
-int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err,
+int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err, int quiet,
                     ferry_file **out)
 {
     double t0 = ferry_now();
@@ -129,6 +129,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     f->errhandler = ferry_errh_null_file();
     f->shfp_win = MPI_WIN_NULL;
     ferry_stats_init(&f->stats);
+    f->stats.quiet = quiet;
     ferry_view_init(&f->view);
     f->filename = strdup(filename ? filename : "");
     int rc = MPI_Comm_dup(comm, &f->comm);
@@ -227,7 +228,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     }
     probe_fs(f);
     ferry_strategies.open(f);
-    if (ferry_env_hints_display() && f->rank == 0) {
+    if (ferry_env_hints_display() && f->rank == 0 && !quiet) {
         ferry_hints_display(&f->hints, f->filename, stderr);
         char fs[256];
         ferry_fs_describe(&f->fs, fs, sizeof fs);

@@ -55,6 +55,7 @@ typedef struct ferry_stats {
     /* seconds spent per phase on this rank */
     double phase[FERRY_PHASE_COUNT];
     ferry_fs_info fs; /* the file system, as the open found it (the same on every rank) */
+    int quiet;        /* a profiling tool's own file: reduced like any other, never shown */
 } ferry_stats;
 
 double ferry_now(void);

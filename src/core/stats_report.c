@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/stats_internal.h"
+#include "core/version.h"
 
 /* ---- a growable string ---- */
 
@@ -193,7 +194,8 @@ void ferry_stats_print_table(const ferry_stats_total *t, const char *filename, F
     sbuf b = {0};
     int64_t sr = G("sys_reads"), sw = G("sys_writes");
     int64_t rg = G("read_gaps"), wg = G("write_gaps");
-    sb_printf(&b, "ferry: statistics for \"%s\"\n", filename ? filename : "");
+    sb_printf(&b, "ferry: statistics for \"%s\" (ferry %s, %s)\n", filename ? filename : "",
+              ferry_version_number(), ferry_version_flavor());
     sb_printf(&b, "  ranks %d, nodes %d, aggregators %" PRId64 " of %d ranks\n", t->ranks, t->nodes,
               G("aggregators"), t->ranks);
     if (t->fs.name[0]) {
@@ -239,8 +241,8 @@ void ferry_stats_print_timers(const ferry_stats_total *t, const char *filename, 
                                                    "file write", "file read",         "sync",
                                                    "close",      "wait"};
     sbuf b = {0};
-    sb_printf(&b, "ferry: timers for \"%s\" (seconds over %d ranks)\n", filename ? filename : "",
-              t->ranks);
+    sb_printf(&b, "ferry: timers for \"%s\" (seconds over %d ranks; ferry %s, %s)\n",
+              filename ? filename : "", t->ranks, ferry_version_number(), ferry_version_flavor());
     sb_printf(&b, "  %-20s %12s %12s %12s\n", "phase", "min", "max", "avg");
     for (int p = 0; p < FERRY_PHASE_COUNT; p++)
         sb_printf(&b, "  %-20s %12.6f %12.6f %12.6f\n", label[p], fin(t->tmin[p]), fin(t->tmax[p]),
@@ -252,7 +254,11 @@ char *ferry_stats_json_record(const ferry_stats_total *t, const char *filename, 
                               long long unix_time)
 {
     sbuf b = {0};
-    sb_printf(&b, "{\"schema\":1,\"file\":");
+    sb_printf(&b, "{\"schema\":1,\"ferry_version\":");
+    sb_json_str(&b, ferry_version_number());
+    sb_printf(&b, ",\"mpi\":");
+    sb_json_str(&b, ferry_version_flavor());
+    sb_printf(&b, ",\"file\":");
     sb_json_str(&b, filename);
     sb_printf(&b, ",\"ranks\":%d,\"nodes\":%d,\"counters\":{", t->ranks, t->nodes);
     for (int i = 0; i < ferry_stats_ncounters; i++)
@@ -403,7 +409,7 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
             memcpy(t.reason[k], msg + 24, FERRY_REASON_LEN);
         }
     }
-    if (rank != 0)
+    if (rank != 0 || s->quiet)
         return;
 
     t.ranks = size;

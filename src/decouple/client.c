@@ -211,7 +211,7 @@ FERRY_PUBLIC int ferry_decouple_open(MPI_Comm comm, const char *filename, int am
     MPI_Comm_rank(d->comm, &d->rank);
     MPI_Comm_size(d->comm, &d->size);
     if (dc_w.ndata == 0) {
-        rc = ferry_file_open(d->comm, filename, amode, info, MPI_SUCCESS, &d->local);
+        rc = ferry_file_open(d->comm, filename, amode, info, MPI_SUCCESS, 0, &d->local);
         if (rc != MPI_SUCCESS) {
             dfile_free(d);
             return rc;

@@ -6,6 +6,7 @@
  * setting these pass through to the MPI library, asking for
  * MPI_THREAD_MULTIPLE when the environment asks for forwarding.
  */
+#include "core/chain.h"
 #include "decouple/decouple.h"
 #include "strategy/forward.h"
 
@@ -27,10 +28,26 @@ static void after_init(void)
     }
 }
 
+/* A profiling tool preloaded after ferry starts in its own MPI_Init (Darshan
+ * does): it gets the call, with the thread level ferry needs (core/chain.h). */
+typedef int (*init_fn)(int *, char ***);
+typedef int (*init_thread_fn)(int *, char ***, int, int *);
+static ferry_chain_slot init_slot, init_thread_slot;
+
+static int init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    init_thread_fn tool = (init_thread_fn)ferry_chain_resolve("MPI_Init_thread", 1, &init_thread_slot);
+    return tool ? tool(argc, argv, required, provided) : PMPI_Init_thread(argc, argv, required, provided);
+}
+
 FERRY_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
-    int want = ferry_forward_thread_level(MPI_THREAD_SINGLE), provided;
-    int rc = want > MPI_THREAD_SINGLE ? PMPI_Init_thread(argc, argv, want, &provided) : PMPI_Init(argc, argv);
+    int want = ferry_forward_thread_level(MPI_THREAD_SINGLE), provided, rc;
+    init_fn tool = (init_fn)ferry_chain_resolve("MPI_Init", 1, &init_slot);
+    if (want > MPI_THREAD_SINGLE)
+        rc = init_thread(argc, argv, want, &provided);
+    else
+        rc = tool ? tool(argc, argv) : PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
         after_init();
     return rc;
@@ -38,7 +55,7 @@ FERRY_PUBLIC int MPI_Init(int *argc, char ***argv)
 
 FERRY_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    int rc = PMPI_Init_thread(argc, argv, ferry_forward_thread_level(required), provided);
+    int rc = init_thread(argc, argv, ferry_forward_thread_level(required), provided);
     if (rc == MPI_SUCCESS)
         after_init();
     return rc;

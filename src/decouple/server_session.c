@@ -61,7 +61,7 @@ int dc_session_open(dc_server *S, int client, int64_t sid, const char *path, int
         free(s);
         return ferry_err(MPI_ERR_NO_MEM, "out of memory opening a file next to the data");
     }
-    int rc = ferry_file_open(MPI_COMM_SELF, path, amode, info, MPI_SUCCESS, &s->f);
+    int rc = ferry_file_open(MPI_COMM_SELF, path, amode, info, MPI_SUCCESS, 0, &s->f);
     if (rc != MPI_SUCCESS) {
         drop(s);
         return rc;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/stats_internal.h"
+#include "core/version.h"
 #include "unit/check.h"
 
 static void test_timers(void)
@@ -89,7 +90,11 @@ static void test_json(void)
     CHECK(n > 2 && line[n - 1] == '\n');
     CHECK(strchr(line, '\n') == line + n - 1); /* exactly one line */
     CHECK(strstr(line, "\"file\":\"/tmp/a\\\"b\\\\c\\nd\\u0002\xc3\xa9\\ufffd.h5\"") != NULL);
-    CHECK(strstr(line, "{\"schema\":1,") == line);
+    CHECK(strstr(line, "{\"schema\":1,\"ferry_version\":\"") == line);
+    char ver[96];
+    snprintf(ver, sizeof ver, "\"ferry_version\":\"%s\",\"mpi\":\"%s\",", ferry_version_number(), ferry_version_flavor());
+    CHECK(strstr(line, ver) != NULL);
+    CHECK(strcmp(ferry_version_number(), "0.0.0") != 0); /* CMake's project version reached the build */
     CHECK(strstr(line, "\"ranks\":4,\"nodes\":2,") != NULL);
     CHECK(strstr(line, "\"counters\":{\"ind_reads\":1000,\"ind_writes\":1001,") != NULL);
     CHECK(strstr(line, "\"aggregators\":1016") != NULL);
@@ -161,7 +166,11 @@ static void test_tables(void)
     CHECK(text != NULL);
     if (!text)
         return;
-    CHECK(strstr(text, "ferry: statistics for \"/data/out.h5\"") != NULL);
+    /* the version and the MPI in every display */
+    char head[128];
+    snprintf(head, sizeof head, "ferry: statistics for \"/data/out.h5\" (ferry %s, %s)\n", ferry_version_number(),
+             ferry_version_flavor());
+    CHECK(strstr(text, head) == text);
     CHECK(strstr(text, "ranks 4, nodes 2, aggregators 1016 of 4 ranks") != NULL);
     CHECK(strstr(text, "independent calls") != NULL);
     CHECK(strstr(text, "collective calls") != NULL);
@@ -172,7 +181,9 @@ static void test_tables(void)
     CHECK(strstr(text, "twophase") != NULL);
     CHECK(strstr(text, "(rank 2)") != NULL);
     CHECK(strstr(text, "3.5 KiB") != NULL);
-    CHECK(strstr(text, "ferry: timers for \"/data/out.h5\" (seconds over 4 ranks)") != NULL);
+    snprintf(head, sizeof head, "ferry: timers for \"/data/out.h5\" (seconds over 4 ranks; ferry %s, %s)\n",
+             ferry_version_number(), ferry_version_flavor());
+    CHECK(strstr(text, head) != NULL);
     CHECK(strstr(text, "metadata exchange") != NULL);
     CHECK(strstr(text, "3.500000") != NULL); /* wait max: 0.5 * 7 */
     /* aligned: every row of the counter table puts its numbers at the same column */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "exe_dir.h"
 #include "output.h"
 
 #ifndef FERRY_TOPO_PLOT_SRC
@@ -115,22 +116,8 @@ static const char *find_script(const topo_opts *o, char *buf, size_t len) {
   if (o->script) return o->script;
   const char *env = getenv("FERRY_TOPO_PLOT_SCRIPT");
   if (env && *env) return env;
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = '\0';
-      static const char rel[] = "/../share/ferry/ferry_topo_plot.py";
-      size_t el = strlen(exe);
-      if (el + sizeof rel <= len) {
-        memcpy(buf, exe, el);
-        memcpy(buf + el, rel, sizeof rel);
-        if (access(buf, R_OK) == 0) return buf;
-      }
-    }
-  }
+  const char *beside = ferry_beside_exe("../share/ferry/ferry_topo_plot.py", buf, len);
+  if (beside && access(beside, R_OK) == 0) return beside;
   return FERRY_TOPO_PLOT_SRC;
 }
 

@@ -25,12 +25,6 @@
 #ifndef TUNE_MPI_FLAVOR
 #define TUNE_MPI_FLAVOR "openmpi"
 #endif
-#ifndef TUNE_BENCH
-#define TUNE_BENCH "ferry-bench"
-#endif
-#ifndef TUNE_LIBFERRY
-#define TUNE_LIBFERRY "libferry.so"
-#endif
 
 static void usage(FILE *f)
 {
@@ -75,7 +69,8 @@ static void usage(FILE *f)
             "  --rounds N          --compare: launches of each configuration (default 10)\n"
             "  --list              print the search space (after the probes) and exit\n"
             "  --mpiexec PATH  --mpiexec-extra FLAGS  --bench PATH  --libferry PATH\n"
-            "                      override the build's (" TUNE_MPIEXEC ", " TUNE_BENCH ")\n"
+            "                      override the build's (" TUNE_MPIEXEC "; ferry-bench beside\n"
+            "                      ferry-tune, ../lib/libferry.so)\n"
             "  -v, --verbose       print every command    -q, --quiet  no progress lines\n");
 }
 
@@ -374,8 +369,7 @@ int main(int argc, char **argv)
     run.mpiexec = TUNE_MPIEXEC;
     run.mpiexec_extra = TUNE_MPIEXEC_EXTRA;
     run.flavor = TUNE_MPI_FLAVOR;
-    run.bench = TUNE_BENCH;
-    run.libferry = TUNE_LIBFERRY;
+    tune_paths_default(&run);
     run.reps = 0; /* auto, after the probe */
     run.fixed = "";
     const char *tmp = getenv("TMPDIR");
@@ -532,6 +526,8 @@ int main(int argc, char **argv)
     }
     if (opt.max_samples < opt.min_samples)
         opt.max_samples = opt.min_samples;
+    if (!print_proxy && tune_paths_check(&run, stderr) != 0)
+        return 2;
 
     /* the test file */
     static char own_file[4200];

@@ -67,6 +67,11 @@ typedef struct {
     char err[1024];
 } tune_run_out;
 
+/* paths.c: ferry-bench and libferry beside ferry-tune (or as configured);
+ * the check prints what is missing and how to give it, and returns -1. */
+void tune_paths_default(tune_run_cfg *c);
+int tune_paths_check(const tune_run_cfg *c, FILE *err);
+
 /* Launches one run: preload = 0 is native MPI-IO (no ferry, no hints).
  * hints: FERRY_HINTS value ("" for ferry's defaults). Returns 0 or -1 (out->err). */
 int tune_run(const tune_run_cfg *c, int preload, const char *hints, double timeout, tune_run_out *out);
