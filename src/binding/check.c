@@ -1,8 +1,11 @@
 /* Argument checks and the common path of the data entry points. */
 #include "binding/bind.h"
+#include "core/compat_env.h"
 #include "datatype/usable.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <time.h>
 
 int ferry_bind_check_data(ferry_file *f, const void *buf, MPI_Count count, MPI_Datatype type,
                           int is_write, ferry_where where, MPI_Offset offset)
@@ -34,11 +37,34 @@ int ferry_bind_check_data(ferry_file *f, const void *buf, MPI_Count count, MPI_D
     return MPI_SUCCESS;
 }
 
+/* A data call's outcome. Where the job script asks for it (Cray's
+ * MPICH_MPIIO_ABORT_ON_RW_ERROR=enable), a transfer the file system failed
+ * ends the job here, naming the call, the file and the cause; argument
+ * errors still go to the file's error handler. */
+static int rw_outcome(ferry_file *f, int code, const char *fname)
+{
+    int cls = code == MPI_SUCCESS ? MPI_SUCCESS : ferry_err_class(code);
+    const char *var = cls == MPI_ERR_IO || cls == MPI_ERR_NO_SPACE || cls == MPI_ERR_QUOTA
+                    ? ferry_env_abort_on_rw_error() : NULL;
+    if (var) {
+        char text[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        MPI_Error_string(code, text, &len);
+        fprintf(stderr, "ferry: %s on \"%s\" failed: %s; aborting (%s)\n", fname, f->filename, text, var);
+        /* the launcher forwards a rank's stderr on its own time: an abort at
+         * once kills the line in transit (Open MPI lost it every time) */
+        struct timespec pause = {0, 200 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return ferry_raise(f, code, fname);
+}
+
 int ferry_bind_io(MPI_File fh, ferry_call *c, MPI_Status *status, const char *fname)
 {
     FERRY_FILE(fh, f, fname);
     int local = ferry_bind_check_data(f, c->buf, c->count, c->type, c->is_write, c->where, c->offset);
-    return ferry_raise(f, ferry_io(f, c, local, status), fname);
+    return rw_outcome(f, ferry_io(f, c, local, status), fname);
 }
 
 int ferry_bind_iio(MPI_File fh, ferry_call *c, MPI_Request *req, const char *fname)
@@ -48,18 +74,18 @@ int ferry_bind_iio(MPI_File fh, ferry_call *c, MPI_Request *req, const char *fna
         return ferry_raise(f, ferry_err(MPI_ERR_REQUEST, "request pointer is NULL"), fname);
     *req = MPI_REQUEST_NULL;
     int local = ferry_bind_check_data(f, c->buf, c->count, c->type, c->is_write, c->where, c->offset);
-    return ferry_raise(f, ferry_io_nonblocking(f, c, local, req), fname);
+    return rw_outcome(f, ferry_io_nonblocking(f, c, local, req), fname);
 }
 
 int ferry_bind_begin(MPI_File fh, ferry_call *c, const char *fname)
 {
     FERRY_FILE(fh, f, fname);
     int local = ferry_bind_check_data(f, c->buf, c->count, c->type, c->is_write, c->where, c->offset);
-    return ferry_raise(f, ferry_io_split_begin(f, c, local), fname);
+    return rw_outcome(f, ferry_io_split_begin(f, c, local), fname);
 }
 
 int ferry_bind_end(MPI_File fh, int is_write, MPI_Status *status, const char *fname)
 {
     FERRY_FILE(fh, f, fname);
-    return ferry_raise(f, ferry_io_split_end(f, is_write, status), fname);
+    return rw_outcome(f, ferry_io_split_end(f, is_write, status), fname);
 }

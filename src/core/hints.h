@@ -119,6 +119,9 @@ int ferry_hints_set(ferry_hints *h, const char *key, const char *value, ferry_hi
 int ferry_hints_to_info(const ferry_hints *h, MPI_Info *info);
 /* Readable table of every hint, as FERRY_HINTS_DISPLAY prints it. */
 void ferry_hints_display(const ferry_hints *h, const char *filename, FILE *out);
+/* The hints as get_info reports them, in ROMIO's ROMIO_PRINT_HINTS lines
+ * ("key = cb_nodes                  value = 2"). */
+void ferry_hints_print_romio(const ferry_hints *h, const char *filename, FILE *out);
 /* Digest of the hints that must agree across the ranks of a collective open. */
 uint64_t ferry_hints_digest(const ferry_hints *h);
 /* The strategy a ROMIO romio_cb_* value maps to. */

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "core/amode.h"
+#include "core/compat_env.h"
 #include "core/errors.h"
 #include "core/file.h"
 #include "core/nodes.h"
@@ -170,6 +171,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     if (hints_differ)
         ferry_hints_agree(&f->hints, f->comm, &w);
     warn_rank0(f, &w);
+    ferry_env_compat_announce(stderr);
 
     /* Create on rank 0 alone, so EXCL means "did not exist before this open"
      * and the others never race the create. */
@@ -234,6 +236,8 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
         ferry_fs_describe(&f->fs, fs, sizeof fs);
         fprintf(stderr, "  file system %s\n", fs);
     }
+    if (ferry_env_romio_print_hints() && f->rank == 0 && !quiet)
+        ferry_hints_print_romio(&f->hints, f->filename, stdout);
     ferry_stats_phase(&f->stats, FERRY_PHASE_OPEN, t0);
     *out = f;
     return MPI_SUCCESS;

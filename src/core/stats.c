@@ -108,10 +108,9 @@ static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static int env_stats, env_timers;
 static char *env_json;
 
-/* "0", "", "no", "false", "off" → 0; a number → that number; else 1. */
-static int env_level(const char *name, const char *cray)
+int ferry_env_level(const char *name, const char *cray)
 {
-    const char *s = ferry_env_either(name, cray);
+    const char *s = cray ? ferry_env_either(name, cray) : getenv(name);
     if (!s || !*s)
         return 0;
     char *end;
@@ -126,8 +125,8 @@ static int env_level(const char *name, const char *cray)
 static void env_read(void)
 {
     /* Cray MPICH's switches, for job scripts written for it; ferry's own win */
-    env_stats = env_level("FERRY_STATS", "MPICH_MPIIO_STATS");
-    env_timers = env_level("FERRY_TIMERS", "MPICH_MPIIO_TIMERS");
+    env_stats = ferry_env_level("FERRY_STATS", "MPICH_MPIIO_STATS");
+    env_timers = ferry_env_level("FERRY_TIMERS", "MPICH_MPIIO_TIMERS");
     const char *j = getenv("FERRY_STATS_JSON");
     env_json = j && *j ? strdup(j) : NULL;
 }

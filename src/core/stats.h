@@ -69,7 +69,12 @@ void ferry_stats_strategy(ferry_stats *s, ferry_kind k, const char *strategy, co
 void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filename,
                         const char *hints_json, int nodes);
 
-/* Environment switches, read once. */
+/* A switch: ferry's variable, else the other MPI-IO's (Cray's MPICH_MPIIO_*,
+ * ROMIO's); "", "0", "no", "false", "off" -> 0, a number -> that number
+ * (at most 100), any other word -> 1. */
+int ferry_env_level(const char *name, const char *other);
+/* Environment switches, read once. FERRY_STATS (MPICH_MPIIO_STATS) 2 also
+ * writes each rank's counters to a CSV file (core/compat_env.h). */
 int ferry_env_stats(void);
 int ferry_env_timers(void);
 const char *ferry_env_stats_json(void);

@@ -10,9 +10,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/compat_env.h"
 #include "core/stats_internal.h"
 #include "core/version.h"
 
@@ -345,6 +347,44 @@ static int64_t counter_of(const ferry_stats *s, int i)
     return v;
 }
 
+/* FERRY_STATS=2 (MPICH_MPIIO_STATS=2): this rank's counters and phase times
+ * for the file, one CSV row appended to PREFIX.RANK.csv (world rank), the
+ * header first when the file is new. No communication. */
+static void append_rank_csv(const ferry_stats *s, const char *filename, int ranks)
+{
+    int wrank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    char path[4200];
+    snprintf(path, sizeof path, "%s.%d.csv", ferry_env_stats_file(), wrank);
+    sbuf b = {0};
+    struct stat st;
+    if (stat(path, &st) != 0 || st.st_size == 0) {
+        sb_printf(&b, "file,rank,ranks");
+        for (int i = 0; i < ferry_stats_ncounters; i++)
+            sb_printf(&b, ",%s", ferry_stats_counters[i].name);
+        for (int p = 0; p < FERRY_PHASE_COUNT; p++)
+            sb_printf(&b, ",%s_s", ferry_phase_name((ferry_phase)p));
+        sb_putc(&b, '\n');
+    }
+    sb_putc(&b, '"');
+    for (const char *c = filename ? filename : ""; *c; c++) {
+        if (*c == '"')
+            sb_putc(&b, '"');
+        sb_putc(&b, (*c == '\n' || *c == '\r') ? ' ' : *c);
+    }
+    sb_printf(&b, "\",%d,%d", wrank, ranks);
+    for (int i = 0; i < ferry_stats_ncounters; i++)
+        sb_printf(&b, ",%" PRId64, counter_of(s, i));
+    for (int p = 0; p < FERRY_PHASE_COUNT; p++)
+        sb_printf(&b, ",%.9g", fin(s->phase[p]));
+    sb_putc(&b, '\n');
+    int rc = b.oom ? -ENOMEM : ferry_stats_append(path, b.p);
+    free(b.p);
+    static int warned;
+    if (rc != 0 && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+        fprintf(stderr, "ferry: rank %d: cannot append statistics to %s: %s\n", wrank, path, strerror(-rc));
+}
+
 #define NC FERRY_STATS_MAX_COUNTERS
 #define NP FERRY_PHASE_COUNT
 #define NK FERRY_KIND_COUNT
@@ -358,6 +398,8 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
+    if (ferry_env_stats() >= 2 && !s->quiet)
+        append_rank_csv(s, filename, size);
 
     /* max of t and of -t (= -min) per phase, and of -rank per kind (=
      * -lowest rank that decided that kind): one Allreduce, every rank
