@@ -50,6 +50,9 @@ static int rw_outcome(ferry_file *f, int code, const char *fname)
         char text[MPI_MAX_ERROR_STRING] = "";
         int len = 0;
         MPI_Error_string(code, text, &len);
+        for (char *c = text; *c; c++) /* one line, whatever the MPI library's text holds */
+            if (*c == '\n' || *c == '\r')
+                *c = ' ';
         fprintf(stderr, "ferry: %s on \"%s\" failed: %s; aborting (%s)\n", fname, f->filename, text, var);
         /* the launcher forwards a rank's stderr on its own time: an abort at
          * once kills the line in transit (Open MPI lost it every time) */
