@@ -18,6 +18,19 @@
 
 #include "core/chain.h"
 
+/* link.h's ElfW(), spelt out (cppcheck cannot expand it) */
+#if __SIZEOF_POINTER__ == 8
+typedef Elf64_Addr elf_addr;
+typedef Elf64_Dyn elf_dyn;
+typedef Elf64_Sym elf_sym;
+typedef Elf64_Phdr elf_phdr;
+#else
+typedef Elf32_Addr elf_addr;
+typedef Elf32_Dyn elf_dyn;
+typedef Elf32_Sym elf_sym;
+typedef Elf32_Phdr elf_phdr;
+#endif
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const void *self_base, *mpi_base;
 static const char *self_name = "libferry.so";
@@ -68,7 +81,7 @@ struct import_query {
     int found, imports;
 };
 
-static ElfW(Addr) dyn_ptr(ElfW(Addr) p, ElfW(Addr) load)
+static elf_addr dyn_ptr(elf_addr p, elf_addr load)
 {
     /* the loader relocates these entries in place on most targets, not all */
     return p < load ? p + load : p;
@@ -78,28 +91,28 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     struct import_query *q = data;
-    const ElfW(Dyn) *dyn = NULL;
+    const elf_dyn *dyn = NULL;
     int hit = 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        ElfW(Addr) lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && (ElfW(Addr))q->base >= lo && (ElfW(Addr))q->base < lo + ph->p_memsz)
+        const elf_phdr *ph = &info->dlpi_phdr[i];
+        elf_addr lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (elf_addr)q->base >= lo && (elf_addr)q->base < lo + ph->p_memsz)
             hit = 1;
         if (ph->p_type == PT_DYNAMIC)
-            dyn = (const ElfW(Dyn) *)lo;
+            dyn = (const elf_dyn *)lo;
     }
     if (!hit)
         return 0;
     q->found = 1;
     if (!dyn)
         return 1;
-    const ElfW(Sym) *symtab = NULL;
+    const elf_sym *symtab = NULL;
     const char *strtab = NULL;
     size_t nsyms = 0;
     for (; dyn->d_tag != DT_NULL; dyn++) {
-        ElfW(Addr) p = dyn_ptr(dyn->d_un.d_ptr, info->dlpi_addr);
+        elf_addr p = dyn_ptr(dyn->d_un.d_ptr, info->dlpi_addr);
         if (dyn->d_tag == DT_SYMTAB)
-            symtab = (const ElfW(Sym) *)p;
+            symtab = (const elf_sym *)p;
         else if (dyn->d_tag == DT_STRTAB)
             strtab = (const char *)p;
         else if (dyn->d_tag == DT_HASH)
@@ -184,7 +197,7 @@ int ferry_chain_tool_file(void)
         /* a return address: the call is the instruction before it */
         const char *pc = (const char *)frames[i] - 1;
         Dl_info di;
-        const ElfW(Sym) *sym = NULL;
+        const elf_sym *sym = NULL;
         if (!dladdr1(pc, &di, (void **)&sym, RTLD_DL_SYMENT))
             return 0;
         if (di.dli_fbase == self_base)
