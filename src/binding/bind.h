@@ -24,18 +24,24 @@
 
 /* FERRY_BIND(ret, MPI_File_x, (params), (args)) { body }: args names the
  * params in order, for handing the call on. */
-#define FERRY_BIND(ret, name, params, args)                                   \
-    static ret ferry_impl_##name params;                                      \
-    FERRY_PUBLIC ret P##name params                                           \
-    {                                                                         \
-        return ferry_impl_##name args;                                        \
-    }                                                                         \
-    FERRY_PUBLIC __attribute__((weak)) ret name params                        \
-    {                                                                         \
-        static ferry_chain_slot slot_;                                        \
-        ret(*tool_) params = (ret(*) params)ferry_chain_next(#name, &slot_);  \
-        return tool_ ? tool_ args : ferry_impl_##name args;                   \
-    }                                                                         \
+#define FERRY_BIND(ret, name, params, args)                                          \
+    static ret ferry_impl_##name params;                                             \
+    FERRY_PUBLIC ret P##name params                                                  \
+    {                                                                                \
+        return ferry_impl_##name args;                                               \
+    }                                                                                \
+    static ferry_chain_slot ferry_slot_##name;                                       \
+    static __attribute__((noinline, cold)) ret ferry_chain_##name params             \
+    {                                                                                \
+        ret(*tool_) params = (ret(*) params)ferry_chain_next(#name, &ferry_slot_##name); \
+        return tool_ ? tool_ args : ferry_impl_##name args;                          \
+    }                                                                                \
+    FERRY_PUBLIC __attribute__((weak)) ret name params                               \
+    {                                                                                \
+        if (__builtin_expect(ferry_chain_none(&ferry_slot_##name), 1))              \
+            return ferry_impl_##name args;                                           \
+        return ferry_chain_##name args;                                              \
+    }                                                                                \
     static ret ferry_impl_##name params
 
 /* mpi.h declares the large-count (_c) forms only from MPI-4 on. */

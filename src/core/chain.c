@@ -176,8 +176,7 @@ ferry_fn ferry_chain_resolve(const char *mpi_name, int any_tool, ferry_chain_slo
         else
             warn_once(next.dli_fname ? next.dli_fname : "a library", mpi_name);
     }
-    slot->tool = tool;
-    __atomic_store_n(&slot->resolved, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&slot->state, tool ? (uintptr_t)tool : FERRY_CHAIN_NONE, __ATOMIC_RELEASE);
     return tool;
 }
 

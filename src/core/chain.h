@@ -12,13 +12,17 @@
 #ifndef FERRY_CORE_CHAIN_H
 #define FERRY_CORE_CHAIN_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 typedef void (*ferry_fn)(void);
 
-/* One per MPI_ entry point: the tool's function to hand calls to, or none. */
+/* One per MPI_ entry point: 0 not looked up yet, FERRY_CHAIN_NONE no tool
+ * to hand calls to, else the tool's function. */
 typedef struct ferry_chain_slot {
-    int resolved;
-    ferry_fn tool;
+    uintptr_t state;
 } ferry_chain_slot;
+#define FERRY_CHAIN_NONE ((uintptr_t)1)
 
 /* any_tool 0: only a tool that calls the PMPI_ name by name (an MPI-IO
  * function ferry implements); 1: any tool (MPI_Init, which the MPI library
@@ -26,11 +30,18 @@ typedef struct ferry_chain_slot {
  * starts in its MPI_Init). */
 ferry_fn ferry_chain_resolve(const char *mpi_name, int any_tool, ferry_chain_slot *slot);
 
+/* The common case, one load: known to have no tool after ferry. */
+static inline int ferry_chain_none(ferry_chain_slot *slot)
+{
+    return __atomic_load_n(&slot->state, __ATOMIC_ACQUIRE) == FERRY_CHAIN_NONE;
+}
+
 static inline ferry_fn ferry_chain_next(const char *mpi_name, ferry_chain_slot *slot)
 {
-    if (__atomic_load_n(&slot->resolved, __ATOMIC_ACQUIRE))
-        return slot->tool;
-    return ferry_chain_resolve(mpi_name, 0, slot);
+    uintptr_t v = __atomic_load_n(&slot->state, __ATOMIC_ACQUIRE);
+    if (v == FERRY_CHAIN_NONE)
+        return NULL;
+    return v ? (ferry_fn)v : ferry_chain_resolve(mpi_name, 0, slot);
 }
 
 /* 1 if the MPI_File_open in progress was made by a profiling tool for
