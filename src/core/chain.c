@@ -180,6 +180,27 @@ ferry_fn ferry_chain_resolve(const char *mpi_name, int any_tool, ferry_chain_slo
     return tool;
 }
 
+/* pc lies in the main program (the first object dl_iterate_phdr reports):
+ * the program's own code, even where it exports a wrapper of its own. */
+static int first_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    elf_addr pc = *(const elf_addr *)data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const elf_phdr *ph = &info->dlpi_phdr[i];
+        elf_addr lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && pc >= lo && pc < lo + ph->p_memsz)
+            return 1;
+    }
+    return 2; /* stop after the first object either way */
+}
+
+static int in_main_program(const void *pc)
+{
+    elf_addr a = (elf_addr)pc;
+    return dl_iterate_phdr(first_object, &a) == 1;
+}
+
 static int is_open_wrapper(const char *s)
 {
     return s && (!strcmp(s, "MPI_File_open") || !strcmp(s, "PMPI_File_open"));
@@ -205,7 +226,8 @@ int ferry_chain_tool_file(void)
         if (sym && is_open_wrapper(di.dli_sname) && pc < (const char *)di.dli_saddr + sym->st_size)
             continue;
         /* the caller: a tool's own code (it wraps the open) or the program's */
-        return di.dli_fbase != mpi_base && defines(di.dli_fname, di.dli_fbase, "MPI_File_open");
+        return di.dli_fbase != mpi_base && !in_main_program(pc) &&
+               defines(di.dli_fname, di.dli_fbase, "MPI_File_open");
     }
     return 0;
 }
