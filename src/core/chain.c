@@ -212,7 +212,7 @@ int ferry_chain_tool_file(void)
     if (!tools_present)
         return 0;
     void *frames[64];
-    int n = backtrace(frames, 64);
+    int n = backtrace(frames, 64), in_ferry = 0;
     for (int i = 0; i < n; i++) {
         /* a return address: the call is the instruction before it */
         const char *pc = (const char *)frames[i] - 1;
@@ -220,7 +220,12 @@ int ferry_chain_tool_file(void)
         const elf_sym *sym = NULL;
         if (!dladdr1(pc, &di, (void **)&sym, RTLD_DL_SYMENT))
             return 0;
-        if (di.dli_fbase == self_base)
+        /* frames before ferry's own are backtrace's (a sanitizer intercepts it) */
+        if (di.dli_fbase == self_base) {
+            in_ferry = 1;
+            continue;
+        }
+        if (!in_ferry)
             continue;
         /* tools' wrappers of the open, however many, between the caller and ferry */
         if (sym && is_open_wrapper(di.dli_sname) && pc < (const char *)di.dli_saddr + sym->st_size)
