@@ -1,5 +1,5 @@
 # ferry: thin wrapper over CMake. Two builds, one per MPI ABI, side by side.
-.PHONY: all deps build openmpi mpich install test demo bench clean pfs-up pfs-down pfs-status
+.PHONY: all deps build openmpi mpich install test demo bench clean pfs-up pfs-down pfs-status cluster-up cluster-down cluster-status
 
 JOBS ?= $(shell nproc)
 CMAKE_COMMON = -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -54,6 +54,17 @@ pfs-down:
 
 pfs-status:
 	bash scripts/pfs.sh status
+
+# The emulated cluster (scripts/cluster.sh, docs/cluster.md): exit 77 where
+# it cannot run here. CLUSTER_ARGS passes options, e.g. "--rate 200mbit".
+cluster-up: .deps.stamp
+	bash scripts/cluster.sh up $(CLUSTER_ARGS)
+
+cluster-down:
+	bash scripts/cluster.sh down
+
+cluster-status:
+	bash scripts/cluster.sh status
 
 clean:
 	rm -rf build .deps.stamp

@@ -9,7 +9,7 @@ debs=(build-essential cmake ninja-build pkg-config
       valgrind cppcheck clang libclang-rt-14-dev
       python3 python3-matplotlib python3-numpy
       libsimgrid-dev libjansson-dev
-      glusterfs-server glusterfs-client)
+      glusterfs-server glusterfs-client iproute2 util-linux iperf3)
 
 missing=()
 for p in "${debs[@]}"; do

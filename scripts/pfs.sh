@@ -26,68 +26,43 @@ P=${FERRY_PFS_NAME:-ferry}   # volume-name prefix (a second testbed beside the f
 VOLS=("$P-shard" "$P-dist")
 
 say() { echo "pfs: $*"; }
-g() { timeout 60 gluster --mode=script "$@"; }
+# shellcheck source=scripts/gluster.sh
+. "$(dirname "$0")/gluster.sh"
 mnt_of() { echo "$MNT/${1#"$P"-}"; }
-listed() { awk -v d="$1" '$2==d && $3=="fuse.glusterfs"{f=1} END{exit !f}' /proc/self/mounts; }
-# A mount whose client process died (a reboot of the services, a killed
-# glusterfs) stays listed but answers ENOTCONN: it counts as not mounted.
-mounted() { listed "$1" && timeout 20 stat -f "$1" >/dev/null 2>&1; }
-# up clears such a dead entry before mounting again
-clear_dead() { listed "$1" && ! mounted "$1" && { say "clearing dead mount on $1"; umount -l "$1" 2>/dev/null; }; return 0; }
 
-can_run() {
-  [ "$(id -u)" -eq 0 ] || { say "skipped: needs root to run glusterd and mount (uid $(id -u))"; return 1; }
-  command -v glusterd >/dev/null && command -v gluster >/dev/null && command -v glusterfs >/dev/null ||
-    { say "skipped: GlusterFS is not installed (scripts/deps.sh installs glusterfs-server glusterfs-client)"; return 1; }
-  [ -c /dev/fuse ] || { say "skipped: no /dev/fuse on this machine, so no FUSE mount"; return 1; }
-  return 0
-}
-
-glusterd_up() { g volume list >/dev/null 2>&1; }
+can_run() { local why; why=$(gl_why_not) || return 0; say "skipped: $why"; return 1; }
 
 start_glusterd() {
-  glusterd_up && return 0
+  gl_up && return 0
   mkdir -p "$STATE"
   glusterd --pid-file="$STATE/glusterd.pid" || { say "skipped: glusterd did not start"; return 1; }
   echo started >"$STATE/glusterd.ours"
-  for _ in $(seq 1 100); do glusterd_up && return 0; sleep 0.1; done
+  for _ in $(seq 1 100); do gl_up && return 0; sleep 0.1; done
   say "skipped: glusterd started but does not answer"; return 1
 }
 
-vol_exists() { g volume info "$1" >/dev/null 2>&1; }
-vol_started() { g volume info "$1" 2>/dev/null | grep -q '^Status: Started'; }
-
 create_vol() {
-  local v=$1 bricks=()
+  local v=$1 bricks=() kind=plain
   for i in 1 2 3 4; do mkdir -p "$ROOT/bricks/$v/b$i"; bricks+=("$HOST:$ROOT/bricks/$v/b$i"); done
-  g volume create "$v" "${bricks[@]}" force >/dev/null || return 1
-  if [ "$v" = "$P-shard" ]; then
-    g volume set "$v" features.shard on >/dev/null || return 1
-    g volume set "$v" features.shard-block-size 4MB >/dev/null || return 1
-  fi
+  [ "$v" = "$P-shard" ] && kind=sharded
+  gl_create_vol "$v" $kind "${bricks[@]}" || return 1
   echo created >"$STATE/$v.created"
 }
 
 up() {
   can_run || exit $SKIP
+  gl_close_inherited_fds
   mkdir -p "$STATE"
   start_glusterd || exit $SKIP
   for v in "${VOLS[@]}"; do
     local d; d=$(mnt_of "$v")
-    if ! vol_exists "$v"; then create_vol "$v" || { say "cannot create volume $v"; exit 1; }; fi
-    if ! vol_started "$v"; then
-      g volume start "$v" >/dev/null || { say "cannot start volume $v"; exit 1; }
+    if ! gl_vol_exists "$v"; then create_vol "$v" || { say "cannot create volume $v"; exit 1; }; fi
+    if ! gl_vol_started "$v"; then
+      gl volume start "$v" >/dev/null || { say "cannot start volume $v"; exit 1; }
       echo started >"$STATE/$v.started"
     fi
-    if ! mounted "$d"; then
-      clear_dead "$d"
-      mkdir -p "$d"
-      local ok=0
-      for _ in 1 2 3 4 5 6 7 8 9 10; do
-        mount -t glusterfs "$HOST:/$v" "$d" 2>/dev/null && mounted "$d" && { ok=1; break; }
-        sleep 0.5
-      done
-      [ $ok = 1 ] || { say "cannot mount $v on $d"; exit 1; }
+    if ! gl_mounted "$d"; then
+      gl_mount "$HOST" "$v" "$d" || { say "cannot mount $v on $d"; exit 1; }
       echo mounted >"$STATE/$v.mounted"
     fi
   done
@@ -99,13 +74,13 @@ down() {
   for v in "${VOLS[@]}"; do
     local d; d=$(mnt_of "$v")
     if [ -f "$STATE/$v.mounted" ]; then
-      listed "$d" && { umount "$d" 2>/dev/null || umount -l "$d"; }
+      gl_umount "$d"
       rm -f "$STATE/$v.mounted"
       rmdir "$d" 2>/dev/null
     fi
-    if [ -f "$STATE/$v.started" ]; then g volume stop "$v" force >/dev/null 2>&1; rm -f "$STATE/$v.started"; fi
+    if [ -f "$STATE/$v.started" ]; then gl volume stop "$v" force >/dev/null 2>&1; rm -f "$STATE/$v.started"; fi
     if [ -f "$STATE/$v.created" ]; then
-      g volume delete "$v" >/dev/null 2>&1; rm -f "$STATE/$v.created"; rm -rf "${ROOT:?}/bricks/$v"
+      gl volume delete "$v" >/dev/null 2>&1; rm -f "$STATE/$v.created"; rm -rf "${ROOT:?}/bricks/$v"
     fi
   done
   rmdir "$MNT" 2>/dev/null
@@ -122,7 +97,7 @@ status() {
   local rc=0
   for v in "${VOLS[@]}"; do
     local d; d=$(mnt_of "$v")
-    if mounted "$d"; then say "$v mounted on $d"; else say "$v not mounted ($d)"; rc=1; fi
+    if gl_mounted "$d"; then say "$v mounted on $d"; else say "$v not mounted ($d)"; rc=1; fi
   done
   return $rc
 }

@@ -1,0 +1,382 @@
+#!/usr/bin/env bash
+# An emulated cluster on this host (docs/cluster.md): compute nodes and
+# storage nodes as Linux namespaces (network, hostname, mounts, IPC; one
+# holder process each), joined by a bridge in a "switch" namespace of its own
+# over veth links rate-limited with tbf in both directions. The storage nodes
+# run GlusterFS (their own /run, /var/lib/glusterd, /var/log/glusterfs, so the
+# host's testbed of scripts/pfs.sh keeps running beside them) and serve a
+# sharded volume and a plain distribute one, which EVERY compute node mounts
+# through its own FUSE client at $MNT/shard and $MNT/dist.
+#
+#   cluster.sh up [options]     build or repair what is missing (idempotent; rates re-applied)
+#   cluster.sh down             undo what up made, ending its processes by their ids
+#   cluster.sh status           one line per node; exit 0 when all is up and mounted
+#   cluster.sh env              FERRY_CLUSTER_* settings of the running cluster (for eval)
+#   cluster.sh exec NODE CMD... run CMD inside NODE (caller's environment and directory)
+#   cluster.sh mpirun openmpi|mpich [launcher args] PROG [ARGS...]
+#                               run an MPI program from node1 across the compute nodes;
+#                               the arguments pass unchanged to mpiexec after the
+#                               cluster's own settings (which a later option overrides)
+#
+# up's options (or variables): --nodes N (FERRY_CLUSTER_NODES, 4), --storage M
+# (FERRY_CLUSTER_STORAGE, 1), --slots S ranks per node (FERRY_CLUSTER_SLOTS, 2),
+# --rate R of a compute node's link (FERRY_CLUSTER_RATE, 1gbit), --storage-rate R
+# of a storage node's link (FERRY_CLUSTER_STORAGE_RATE, 2gbit); rates as tc
+# takes them (500mbit, 1gbit), `none` for no limit. FERRY_CLUSTER_ROOT
+# (/var/lib/ferry-cluster) holds the state and the bricks; FERRY_CLUSTER_MNT
+# (/mnt/ferry-cluster) is where the nodes mount the volumes.
+# Nodes are node1..nodeN (10.77.0.1..N) and storage1..storageM
+# (10.77.0.201..), with no route out of 10.77.0.0/24.
+# Exit status 77 means "cannot run here" (not root, no namespaces, no FUSE,
+# no GlusterFS) or "the cluster is not up": callers skip. One line says why.
+set -uo pipefail
+
+SKIP=77
+here=$(cd "$(dirname "$0")" && pwd)
+ROOT=${FERRY_CLUSTER_ROOT:-/var/lib/ferry-cluster}
+MNT=${FERRY_CLUSTER_MNT:-/mnt/ferry-cluster}
+STATE=$ROOT/state
+NET=10.77.0
+VOLS=(ferry-shard ferry-dist)
+AGENT=$here/cluster-agent.sh
+
+say() { echo "cluster: $*"; }
+# shellcheck source=scripts/gluster.sh
+. "$here/gluster.sh"
+
+# The configuration of the running cluster (written by up) under the
+# caller's variables.
+load_config() {
+  # shellcheck disable=SC1091
+  [ -f "$STATE/config" ] && . "$STATE/config"
+  NODES=${FERRY_CLUSTER_NODES:-${C_NODES:-4}}
+  NSTORAGE=${FERRY_CLUSTER_STORAGE:-${C_STORAGE:-1}}
+  SLOTS=${FERRY_CLUSTER_SLOTS:-${C_SLOTS:-2}}
+  RATE=${FERRY_CLUSTER_RATE:-${C_RATE:-1gbit}}
+  SRATE=${FERRY_CLUSTER_STORAGE_RATE:-${C_SRATE:-2gbit}}
+}
+
+compute_nodes() { local i; for ((i = 1; i <= NODES; i++)); do echo "node$i"; done; }
+storage_nodes() { local i; for ((i = 1; i <= NSTORAGE; i++)); do echo "storage$i"; done; }
+addr_of() { case $1 in node*) echo "$NET.${1#node}" ;; storage*) echo "$NET.$((200 + ${1#storage}))" ;; esac; }
+rate_of() { case $1 in node*) echo "$RATE" ;; *) echo "$SRATE" ;; esac; }
+mnt_of() { echo "$MNT/${1#ferry-}"; }
+
+# A holder is alive when its pid still owns the network namespace recorded
+# at its start (a reused pid does not).
+pid_of() { cat "$STATE/$1.pid" 2>/dev/null; }
+alive() {
+  local pid; pid=$(pid_of "$1")
+  [ -n "$pid" ] && [ "$(readlink "/proc/$pid/ns/net" 2>/dev/null)" = "$(cat "$STATE/$1.ns" 2>/dev/null)" ]
+}
+# Daemons start inside nodes (glusterd, FUSE clients) through these: they
+# must not inherit the descriptor of up's lock (9), or they would hold it.
+in_ns() { local pid=$1; shift; nsenter -t "$pid" -n -u -m -i -- "$@" 9>&-; }
+in_node() { GL_IN=(in_ns "$(pid_of "$1")"); }
+run_in() { local n=$1; shift; in_ns "$(pid_of "$n")" "$@"; }
+
+why_not() {
+  local why
+  if why=$(gl_why_not); then echo "$why"; return 0; fi
+  for c in unshare nsenter ip tc; do
+    command -v $c >/dev/null || { echo "$c is missing (scripts/deps.sh installs iproute2 and util-linux)"; return 0; }
+  done
+  unshare --net --uts --mount --ipc true 2>/dev/null || { echo "this kernel or container does not allow new namespaces"; return 0; }
+  return 1
+}
+
+# The processes in a node's namespace (found by the namespace id recorded at
+# its start): the holder, glusterd and bricks, FUSE clients, MPI ranks.
+members() {
+  local ns; ns=$(cat "$STATE/$1.ns" 2>/dev/null) || return 0
+  [ -n "$ns" ] || return 0
+  local p
+  for p in /proc/[0-9]*; do
+    [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$ns" ] && echo "${p#/proc/}"
+  done
+}
+end_members() { # TERM, then KILL what is left after 5 s
+  local pids; pids=$(members "$1")
+  [ -n "$pids" ] || return 0
+  # shellcheck disable=SC2086
+  kill $pids 2>/dev/null
+  for _ in $(seq 1 50); do
+    pids=$(members "$1"); [ -n "$pids" ] || return 0; sleep 0.1
+  done
+  # shellcheck disable=SC2086
+  kill -KILL $pids 2>/dev/null
+  sleep 0.2
+}
+
+# A node: a holder `sleep` in new namespaces, its hostname, loopback, its own
+# /dev/shm and /etc/hosts, none of the host's FUSE mounts; a storage node
+# also its own /run, /var/lib/glusterd and /var/log/glusterfs.
+start_node() {
+  local n=$1 dir=$ROOT/nodes/$1
+  end_members "$n"   # what is left of a dead one
+  mkdir -p "$dir/log"
+  setsid unshare --net --uts --mount --ipc --propagation private -- sleep infinity </dev/null >/dev/null 2>&1 9>&- &
+  local pid=$! ns
+  for _ in $(seq 1 50); do
+    ns=$(readlink "/proc/$pid/ns/net" 2>/dev/null)
+    [ -n "$ns" ] && [ "$ns" != "$(readlink /proc/self/ns/net)" ] && break
+    sleep 0.05
+  done
+  echo "$pid" >"$STATE/$n.pid"; echo "$ns" >"$STATE/$n.ns"
+  alive "$n" || { say "cannot start the namespaces of $n"; return 1; }
+  [ "$n" = switch ] && return 0
+  local setup="hostname $n && ip link set lo up &&
+    awk '\$3 ~ /^fuse(\\.|\$)/ {print \$2}' /proc/self/mounts | sort -r | while read -r m; do umount -l \"\$(printf '%b' \"\$m\")\"; done;
+    mount -t tmpfs -o mode=1777 tmpfs /dev/shm && mount --bind '$STATE/hosts' /etc/hosts &&
+    mount --bind '$dir/log' /var/log/glusterfs"
+  case $n in storage*)
+    mkdir -p "$dir/glusterd"
+    setup="$setup && mount -t tmpfs -o mode=755 tmpfs /run && mount --bind '$dir/glusterd' /var/lib/glusterd" ;;
+  esac
+  run_in "$n" sh -c "$setup" || { say "cannot set up the namespaces of $n"; return 1; }
+}
+
+# tbf both ways: the node's eth0 caps what it sends, the switch's port what
+# it receives. The burst holds 10 ms at the rate (64 KiB at least, so that
+# segmentation-offloaded packets pass).
+shape() { # where dev rate
+  local where=$1 dev=$2 rate=$3
+  if [ "$rate" = none ]; then run_in "$where" tc qdisc del dev "$dev" root 2>/dev/null; return 0; fi
+  local bits; bits=$(rate_bits "$rate") || { say "cannot read the rate $rate"; return 1; }
+  local burst=$((bits / 800)); [ $burst -lt 65536 ] && burst=65536
+  run_in "$where" tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 50ms ||
+    { say "cannot shape $dev of $where to $rate (is sch_tbf there?)"; return 1; }
+}
+rate_bits() {
+  local r=${1,,} m=1
+  case $r in *gbit) m=1000000000; r=${r%gbit} ;; *mbit) m=1000000; r=${r%mbit} ;; *kbit) m=1000; r=${r%kbit} ;; *bit) r=${r%bit} ;; esac
+  [[ $r =~ ^[0-9]+$ ]] || return 1
+  echo $((r * m))
+}
+
+link_up() { run_in "$1" ip -4 addr show dev eth0 2>/dev/null | grep -q "inet $(addr_of "$1")/"; }
+make_link() {
+  local n=$1 port=p-$1
+  run_in switch ip link del "$port" 2>/dev/null
+  run_in switch ip link add "$port" type veth peer name eth0 netns "$(pid_of "$n")" &&
+    run_in switch ip link set "$port" master br0 up &&
+    run_in "$n" ip addr add "$(addr_of "$n")/24" dev eth0 &&
+    run_in "$n" ip link set eth0 up || { say "cannot link $n to the switch"; return 1; }
+}
+
+write_files() {
+  local n
+  { echo "127.0.0.1 localhost"
+    for n in $(compute_nodes) $(storage_nodes); do echo "$(addr_of "$n") $n"; done; } >"$STATE/hosts"
+  for n in $(compute_nodes); do echo "$n slots=$SLOTS"; done >"$STATE/hostfile.openmpi"
+  for n in $(compute_nodes); do echo "$n:$SLOTS"; done >"$STATE/hostfile.mpich"
+  cat >"$STATE/config" <<EOF
+C_NODES=$NODES
+C_STORAGE=$NSTORAGE
+C_SLOTS=$SLOTS
+C_RATE=$RATE
+C_SRATE=$SRATE
+EOF
+}
+
+start_glusterd() { # storage node
+  local n=$1
+  in_node "$n"
+  gl_up && return 0
+  "${GL_IN[@]}" glusterd --pid-file="$STATE/$n.glusterd.pid" || { say "glusterd did not start in $n"; return 1; }
+  for _ in $(seq 1 300); do gl_up && return 0; sleep 0.1; done
+  say "glusterd started in $n but does not answer"; return 1
+}
+
+# Each volume has 4 bricks, dealt round-robin over the storage nodes.
+make_volumes() {
+  local first=storage1 n v kind i
+  in_node $first
+  for n in $(storage_nodes); do
+    [ "$n" = $first ] && continue
+    gl peer status 2>/dev/null | grep -q "Hostname: $n\$" || gl peer probe "$n" >/dev/null ||
+      { say "storage1 cannot probe $n"; return 1; }
+  done
+  for v in "${VOLS[@]}"; do
+    if ! gl_vol_exists "$v"; then
+      local bricks=()
+      for i in 1 2 3 4; do
+        n=storage$(((i - 1) % NSTORAGE + 1))
+        mkdir -p "$ROOT/bricks/$v/b$i"; bricks+=("$n:$ROOT/bricks/$v/b$i")
+      done
+      kind=plain; [ "$v" = ferry-shard ] && kind=sharded
+      gl_create_vol "$v" $kind "${bricks[@]}" || { say "cannot create volume $v"; return 1; }
+    fi
+    # `start force` also restarts the bricks of a storage node that was rebuilt
+    gl_vol_started "$v" && [ -z "$rebuilt_storage" ] && continue
+    gl volume start "$v" force >/dev/null || { say "cannot start volume $v"; return 1; }
+  done
+}
+
+mount_node() { # compute node: both volumes through its own client
+  local n=$1 v backups="" s
+  for s in $(storage_nodes); do [ "$s" = storage1 ] || backups="${backups:+$backups:}$s"; done
+  in_node "$n"
+  for v in "${VOLS[@]}"; do
+    gl_mounted "$(mnt_of $v)" && continue
+    gl_mount storage1 "$v" "$(mnt_of $v)" ${backups:+"backup-volfile-servers=$backups"} ||
+      { say "$n cannot mount $v on $(mnt_of $v)"; return 1; }
+  done
+}
+
+up() {
+  local why n t0=$SECONDS
+  if why=$(why_not); then say "skipped: $why"; exit $SKIP; fi
+  mkdir -p "$STATE" "$MNT/shard" "$MNT/dist"
+  gl_close_inherited_fds
+  exec 9>"$ROOT/lock"; flock 9
+  local had_storage; had_storage=$(. "$STATE/config" 2>/dev/null; echo "${C_STORAGE:-}")
+  if [ -n "$had_storage" ] && [ "$had_storage" != "$NSTORAGE" ] && [ -f "$STATE/storage1.pid" ]; then
+    say "the running cluster has $had_storage storage node(s); run down first to change that"; exit 1
+  fi
+  # compute nodes beyond the new count go
+  for f in "$STATE"/node*.pid; do
+    [ -e "$f" ] || continue
+    n=$(basename "$f" .pid)
+    if [ "${n#node}" -gt "$NODES" ]; then remove_node "$n"; fi
+  done
+  write_files
+  if ! alive switch; then
+    start_node switch || exit 1
+    run_in switch ip link add br0 type bridge && run_in switch ip link set br0 up ||
+      { say "cannot make the switch's bridge"; exit 1; }
+  fi
+  rebuilt_storage=""
+  for n in $(storage_nodes) $(compute_nodes); do
+    if ! alive "$n"; then
+      start_node "$n" || exit 1
+      case $n in storage*) rebuilt_storage=1 ;; esac
+    fi
+    link_up "$n" || make_link "$n" || exit 1
+    shape "$n" eth0 "$(rate_of "$n")" && shape switch "p-$n" "$(rate_of "$n")" || exit 1
+  done
+  for n in $(storage_nodes); do start_glusterd "$n" || exit 1; done
+  make_volumes || exit 1
+  local pids=() rc=0
+  for n in $(compute_nodes); do mount_node "$n" & pids+=($!); done
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  [ $rc = 0 ] || exit 1
+  status
+  local st=$?
+  say "up in $((SECONDS - t0)) s"
+  return $st
+}
+
+remove_node() {
+  local n=$1 v
+  if alive "$n"; then
+    in_node "$n"
+    for v in "${VOLS[@]}"; do gl_umount "$(mnt_of $v)" 2>/dev/null; done
+  fi
+  end_members "$n"
+  rm -f "$STATE/$n.pid" "$STATE/$n.ns" "$STATE/$n.glusterd.pid"
+  rm -rf "${ROOT:?}/nodes/$n"
+}
+
+down() {
+  [ -d "$STATE" ] || { say "nothing started by cluster.sh"; return 0; }
+  gl_close_inherited_fds
+  exec 9>"$ROOT/lock"; flock 9
+  local t0=$SECONDS f
+  # clients first (their unmount ends them), then the servers, then the switch
+  for f in "$STATE"/node*.pid "$STATE"/storage*.pid "$STATE"/switch.pid; do
+    [ -e "$f" ] && case $f in *.glusterd.pid) ;; *) remove_node "$(basename "$f" .pid)" ;; esac
+  done
+  rm -rf "${ROOT:?}/bricks" "${ROOT:?}/nodes" "$STATE"
+  rm -f "$ROOT/lock"; rmdir "$ROOT" 2>/dev/null
+  rmdir "$MNT/shard" "$MNT/dist" "$MNT" 2>/dev/null
+  say "down in $((SECONDS - t0)) s"
+}
+
+status() {
+  local rc=0 n v line
+  if ! alive switch; then say "not up (scripts/cluster.sh up)"; return 1; fi
+  for n in $(storage_nodes) $(compute_nodes); do
+    if ! alive "$n"; then say "$n down"; rc=1; continue; fi
+    line="$n $(addr_of "$n") pid $(pid_of "$n")"
+    if link_up "$n"; then line="$line, link $(rate_of "$n")"; else line="$line, NO LINK"; rc=1; fi
+    in_node "$n"
+    case $n in
+      storage*)
+        if gl_up; then line="$line, glusterd"; else line="$line, NO glusterd"; rc=1; fi ;;
+      node*)
+        for v in "${VOLS[@]}"; do
+          if gl_mounted "$(mnt_of $v)"; then line="$line, $(mnt_of $v)"; else line="$line, $(mnt_of $v) NOT MOUNTED"; rc=1; fi
+        done ;;
+    esac
+    say "$line"
+  done
+  return $rc
+}
+
+env_out() {
+  echo "FERRY_CLUSTER_SHARD=$(mnt_of ferry-shard)"
+  echo "FERRY_CLUSTER_DIST=$(mnt_of ferry-dist)"
+  echo "FERRY_CLUSTER_NODES=$NODES"
+  echo "FERRY_CLUSTER_SLOTS=$SLOTS"
+  echo "FERRY_CLUSTER_RATE=$RATE"
+  echo "FERRY_CLUSTER_STORAGE_RATE=$SRATE"
+}
+
+need_up() { alive "$1" || { say "skipped: $1 is not up (scripts/cluster.sh up)"; exit $SKIP; }; }
+
+exec_in() {
+  local n=${1:?usage: cluster.sh exec NODE CMD...}
+  shift
+  need_up "$n"
+  exec nsenter -t "$(pid_of "$n")" -n -u -m -i --wd="$PWD" -- "$@"
+}
+
+# MPI from node1. The settings go in through the environment, so that an
+# option on the command line overrides them: Open MPI takes its MCA
+# parameters from OMPI_MCA_*, hydra its launcher and hosts from HYDRA_*.
+mpirun() {
+  local flavor=${1:-}
+  shift
+  need_up node1
+  case $flavor in
+    openmpi)
+      # rsh launch through nsenter; TCP between nodes on the cluster's subnet
+      # (ob1: UCX's pml does not run over these veths); ranks sharing a core
+      # yield, or each message waits for a time slice (14 ms, not 0.2 ms)
+      export OMPI_MCA_plm_rsh_agent=$AGENT OMPI_MCA_orte_default_hostfile=$STATE/hostfile.openmpi \
+        OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self,vader OMPI_MCA_btl_tcp_if_include=$NET.0/24 \
+        OMPI_MCA_oob_tcp_if_include=$NET.0/24 OMPI_MCA_mpi_yield_when_idle=1 \
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      exec_in node1 mpiexec.openmpi "$@" ;;
+    mpich)
+      export HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=$AGENT HYDRA_HOST_FILE=$STATE/hostfile.mpich HYDRA_IFACE=eth0 \
+        UCX_NET_DEVICES=eth0 UCX_TLS=${UCX_TLS:-tcp,self}
+      exec_in node1 mpiexec.mpich "$@" ;;
+    *) echo "usage: cluster.sh mpirun openmpi|mpich [launcher args] PROG [ARGS...]" >&2; exit 2 ;;
+  esac
+}
+
+cmd=${1:-status}
+shift
+while [ "$cmd" = up ] && [ $# -gt 0 ]; do
+  case $1 in
+    --nodes) FERRY_CLUSTER_NODES=$2 ;;
+    --storage) FERRY_CLUSTER_STORAGE=$2 ;;
+    --slots) FERRY_CLUSTER_SLOTS=$2 ;;
+    --rate) FERRY_CLUSTER_RATE=$2 ;;
+    --storage-rate) FERRY_CLUSTER_STORAGE_RATE=$2 ;;
+    *) echo "cluster.sh up: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+load_config
+case $cmd in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  env) env_out ;;
+  exec) exec_in "$@" ;;
+  mpirun) mpirun "$@" ;;
+  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R]|down|status|env|exec NODE CMD...|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
+esac

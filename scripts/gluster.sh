@@ -1,0 +1,71 @@
+# The GlusterFS jobs that scripts/pfs.sh (volumes on this host) and
+# scripts/cluster.sh (volumes served from a storage node of the emulated
+# cluster, mounted in each compute node) share. Sourced, not run.
+#
+# Every command runs through the array GL_IN: empty on the host, an `nsenter`
+# prefix when the glusterd or the mount in question lives in a node's
+# namespaces. Functions return a status and print nothing; callers say why.
+
+GL_IN=()
+
+# gl_why_not: prints why GlusterFS cannot serve and mount here (and
+# returns 0), or returns 1 when it can
+gl_why_not() {
+  if [ "$(id -u)" -ne 0 ]; then echo "needs root to run glusterd and mount (uid $(id -u))"
+  elif ! command -v glusterd >/dev/null || ! command -v gluster >/dev/null || ! command -v glusterfs >/dev/null; then
+    echo "GlusterFS is not installed (scripts/deps.sh installs glusterfs-server glusterfs-client)"
+  elif [ ! -c /dev/fuse ]; then echo "no /dev/fuse on this machine, so no FUSE mount"
+  else return 1; fi
+}
+
+# Daemons started from a script inherit its open descriptors, and with them
+# any flock(1) lock its caller holds (forever, for glusterd and the FUSE
+# clients): scripts that start them first close what they inherited.
+gl_close_inherited_fds() {
+  local fd
+  for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+  done
+  return 0
+}
+
+gl() { "${GL_IN[@]}" timeout 60 gluster --mode=script "$@"; }
+gl_up() { gl volume list >/dev/null 2>&1; }
+gl_vol_exists() { gl volume info "$1" >/dev/null 2>&1; }
+gl_vol_started() { gl volume info "$1" 2>/dev/null | grep -q '^Status: Started'; }
+
+# gl_create_vol NAME sharded|plain BRICK...: a volume distributed over the
+# bricks (HOST:/dir each); `sharded` cuts files into 4 MB shards, the way
+# Lustre stripes them over OSTs. The brick directories must exist.
+gl_create_vol() {
+  local v=$1 kind=$2
+  shift 2
+  gl volume create "$v" "$@" force >/dev/null || return 1
+  if [ "$kind" = sharded ]; then
+    gl volume set "$v" features.shard on >/dev/null || return 1
+    gl volume set "$v" features.shard-block-size 4MB >/dev/null || return 1
+  fi
+}
+
+gl_listed() { "${GL_IN[@]}" awk -v d="$1" '$2==d && $3=="fuse.glusterfs"{f=1} END{exit !f}' /proc/self/mounts; }
+# A mount whose client process died (a reboot of the services, a killed
+# glusterfs) stays listed but answers ENOTCONN: it counts as not mounted.
+gl_mounted() { gl_listed "$1" && "${GL_IN[@]}" timeout 20 stat -f "$1" >/dev/null 2>&1; }
+# before mounting again, such a dead entry is cleared
+gl_clear_dead() { if gl_listed "$1" && ! gl_mounted "$1"; then "${GL_IN[@]}" umount -l "$1" 2>/dev/null; fi; return 0; }
+
+# gl_mount SERVER VOLUME DIR [mount options]: mounted when it returns 0
+# (glusterd may still be starting the bricks: a few tries)
+gl_mount() {
+  local server=$1 v=$2 d=$3 opts=${4:-}
+  gl_clear_dead "$d"
+  "${GL_IN[@]}" mkdir -p "$d"
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    "${GL_IN[@]}" mount -t glusterfs ${opts:+-o "$opts"} "$server:/$v" "$d" 2>/dev/null && gl_mounted "$d" && return 0
+    sleep 0.5
+  done
+  return 1
+}
+
+gl_umount() { if gl_listed "$1"; then "${GL_IN[@]}" umount "$1" 2>/dev/null || "${GL_IN[@]}" umount -l "$1"; fi; }
