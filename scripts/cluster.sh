@@ -169,7 +169,7 @@ write_files() {
   { echo "127.0.0.1 localhost"
     for n in $(compute_nodes) $(storage_nodes); do echo "$(addr_of "$n") $n"; done; } >"$STATE/hosts"
   for n in $(compute_nodes); do echo "$n slots=$SLOTS"; done >"$STATE/hostfile.openmpi"
-  for n in $(compute_nodes); do echo "$n:$SLOTS"; done >"$STATE/hostfile.mpich"
+  for n in $(compute_nodes); do echo "$n:1"; done >"$STATE/hostfile.mpich"
   cat >"$STATE/config" <<EOF
 C_NODES=$NODES
 C_STORAGE=$NSTORAGE
@@ -334,7 +334,9 @@ exec_in() {
 
 # MPI from node1. The settings go in through the environment, so that an
 # option on the command line overrides them: Open MPI takes its MCA
-# parameters from OMPI_MCA_*, hydra its launcher and hosts from HYDRA_*.
+# parameters from OMPI_MCA_*, hydra its launcher and hosts from HYDRA_*. How
+# to reach the nodes is forced (a test environment may say HYDRA_LAUNCHER=fork
+# for one host); the transports are defaults the caller's environment may change.
 mpirun() {
   local flavor=${1:-}
   shift
@@ -345,13 +347,18 @@ mpirun() {
       # (ob1: UCX's pml does not run over these veths); ranks sharing a core
       # yield, or each message waits for a time slice (14 ms, not 0.2 ms)
       export OMPI_MCA_plm_rsh_agent=$AGENT OMPI_MCA_orte_default_hostfile=$STATE/hostfile.openmpi \
-        OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self,vader OMPI_MCA_btl_tcp_if_include=$NET.0/24 \
-        OMPI_MCA_oob_tcp_if_include=$NET.0/24 OMPI_MCA_mpi_yield_when_idle=1 \
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-tcp,self,vader} \
+        OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-$NET.0/24} \
+        OMPI_MCA_oob_tcp_if_include=${OMPI_MCA_oob_tcp_if_include:-$NET.0/24} \
+        OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
       exec_in node1 mpiexec.openmpi "$@" ;;
     mpich)
-      export HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=$AGENT HYDRA_HOST_FILE=$STATE/hostfile.mpich HYDRA_IFACE=eth0 \
-        UCX_NET_DEVICES=eth0 UCX_TLS=${UCX_TLS:-tcp,self}
+      # one rank per node by default: Debian's MPICH 4.0.2 over UCX's TCP
+      # transport can hang in MPI_Finalize, the more often the more ranks
+      # share a node (docs/cluster.md)
+      export HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=$AGENT HYDRA_HOST_FILE=$STATE/hostfile.mpich HYDRA_IFACE=eth0
+      export UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0} UCX_TLS=${UCX_TLS:-tcp,self}
       exec_in node1 mpiexec.mpich "$@" ;;
     *) echo "usage: cluster.sh mpirun openmpi|mpich [launcher args] PROG [ARGS...]" >&2; exit 2 ;;
   esac
