@@ -20,6 +20,15 @@ table shows medians over the rounds, with ratios against the limit and
 against the best native MPI-IO of the same build, file system and run. Every
 number comes from ferry-bench's --json records of this run; nothing is
 assumed. Bandwidth counts open, I/O and close, as IOR does.
+
+When the emulated cluster (scripts/cluster.sh, docs/cluster.md) is up, its
+sharded volume (--cluster-volume dist: the plain one) joins as
+`cluster:/mnt/ferry-cluster/shard`: the ranks run
+across its nodes (Open MPI 2 per node, MPICH 1 per node), each node through
+its own GlusterFS client, and ferry finds the nodes itself. There each
+experiment also says what limited it: the busiest link's use of its rate and
+the host's CPU use over the experiment (the switch's counters and /proc/stat,
+read as each record arrives).
 """
 import argparse
 import datetime
@@ -31,11 +40,14 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 KiB, MiB = 1024, 1024 * 1024
+CLUSTER_SH = os.path.join(ROOT, "scripts", "cluster.sh")
+CLUSTER_PREFIX = "cluster:"
 STRATEGIES = ["independent", "twophase", "local", "auto"]
 HACC_BYTES = 7 * 4 + 8 + 2  # per particle: 7 float32, an int64, a uint16
 BT_POINT = 40               # 5 doubles per grid point
@@ -137,11 +149,32 @@ class Build:
             cfgs += [("romio", "native", None)]
         return cfgs + [(f"ferry-{s}", "ferry", s) for s in STRATEGIES]
 
-    def command(self, cfg, exps, workdir, rpn):
+    def ranks_on(self, fs, cluster_nodes):
+        """On the cluster: Open MPI as many ranks as asked (2 per node by
+        default), MPICH one per node (docs/cluster.md: its finalize hang)."""
+        if not fs.startswith(CLUSTER_PREFIX):
+            return self.ranks
+        return self.ranks if self.flavor == "openmpi" else cluster_nodes
+
+    def command(self, cfg, exps, workdir, rpn, cluster_ranks=0):
         """One launch of a configuration: an unmeasured warm-up, then every
-        experiment in turn (ferry-bench --then), so MPI starts once per round."""
+        experiment in turn (ferry-bench --then), so MPI starts once per round.
+        With cluster_ranks, across the emulated cluster's nodes."""
         name, kind, detail = cfg
-        if self.flavor == "openmpi":
+        ranks = cluster_ranks or self.ranks
+        if cluster_ranks:
+            # cluster.sh sets the launcher, interfaces and transports; ferry
+            # finds the nodes through MPI (no virtual nodes)
+            cmd = ["bash", CLUSTER_SH, "mpirun", self.flavor, "-n", str(ranks)]
+            if self.flavor == "openmpi":
+                if kind == "native":
+                    cmd += ["--mca", "io", detail]
+                setenv = lambda k, v: ["-x", f"{k}={v}"]
+            else:
+                cmd += ["-ppn", "1"]
+                setenv = lambda k, v: ["-genv", k, v]
+            rpn = 0
+        elif self.flavor == "openmpi":
             # shared memory only: this is one host, and it halves MPI_Init's cost
             cmd = [self.mpiexec, "--oversubscribe", "-n", str(self.ranks), "--mca", "pml", "ob1",
                    "--mca", "btl", "self,vader"]
@@ -171,7 +204,7 @@ class Build:
         cmd += [self.bench, "ior"] + warm + ["-t", "64k", "-b", "256k", "-o", os.path.join(workdir, "warmup.dat"),
                                              "--json", "--label", "warmup"]
         for e in exps:
-            pattern, args = (("ior", e.limit_args(self.ranks)) if kind == "limit" else (e.pattern, e.args))
+            pattern, args = (("ior", e.limit_args(ranks)) if kind == "limit" else (e.pattern, e.args))
             cmd += ["--then", pattern] + [str(a) for a in args] + \
                 ["-o", os.path.join(workdir, f"{e.name}.dat"), "--json", "--label", f"{name}|{e.name}"]
         return cmd
@@ -184,32 +217,85 @@ class Build:
 
 
 def run_env():
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FERRY_") and k != "LD_PRELOAD"}
+    env = {k: v for k, v in os.environ.items()
+           if (not k.startswith("FERRY_") or k.startswith("FERRY_CLUSTER_")) and k != "LD_PRELOAD"}
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_btl_vader_single_copy_mechanism="none", OMPI_MCA_rmaps_base_oversubscribe="1",
                HYDRA_LAUNCHER="fork")
     return env
 
 
-def launch(cmd, env, timeout):
+def cluster_sample():
+    """(time, {node: (rate bits/s, bytes from, bytes to)}, cpu busy jiffies,
+    cpu total jiffies): the switch's counters (cluster.sh links) and the
+    host's /proc/stat."""
+    links = {}
+    try:
+        out = subprocess.run(["bash", CLUSTER_SH, "links"], capture_output=True, text=True, timeout=60).stdout
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 4:
+                links[f[0]] = (int(f[1]), int(f[2]), int(f[3]))
+    except (OSError, subprocess.SubprocessError, ValueError):
+        pass
+    with open("/proc/stat") as f:
+        cpu = [int(x) for x in f.readline().split()[1:]]
+    idle = cpu[3] + (cpu[4] if len(cpu) > 4 else 0)  # idle + iowait
+    return time.time(), links, sum(cpu) - idle, sum(cpu)
+
+
+def limits_between(a, b):
+    """What a window between two samples used: the busiest link's share of
+    its rate (either direction), which link, and the host's CPU busy share."""
+    dt = b[0] - a[0]
+    best, where = 0.0, None
+    for node, (rate, frm, to) in b[1].items():
+        if node not in a[1] or not rate or dt <= 0:
+            continue
+        moved = max(frm - a[1][node][1], to - a[1][node][2])
+        u = moved * 8 / (rate * dt)
+        if u > best:
+            best, where = u, node
+    total = b[3] - a[3]
+    return {"link_use": round(best, 3), "link": where, "cpu_busy": round((b[2] - a[2]) / total, 3) if total else None}
+
+
+def launch(cmd, env, timeout, sample=None):
     """Run one job; returns (status, json records, stderr). Kills the whole
-    process group of the launcher on timeout."""
+    process group of the launcher on timeout. With sample (a function),
+    each record gets "limits": what the window since the previous record
+    (or the launch) used, from samples taken as the records arrive."""
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
+    recs, errs = [], []
+    last = [sample() if sample else None]
+
+    def read_out():
+        for line in p.stdout:
+            if line.startswith("{"):
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if sample:
+                    now = sample()
+                    rec["limits"] = limits_between(last[0], now)
+                    last[0] = now
+                recs.append(rec)
+    t_out = threading.Thread(target=read_out)
+    t_err = threading.Thread(target=lambda: errs.extend(p.stderr))
+    t_out.start()
+    t_err.start()
     try:
-        out, err = p.communicate(timeout=timeout)
+        p.wait(timeout=timeout)
+        status = p.returncode
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        return "timeout", [], err
-    recs = []
-    for line in out.splitlines():
-        if line.startswith("{"):
-            try:
-                recs.append(json.loads(line))
-            except json.JSONDecodeError:
-                pass
-    return p.returncode, recs, err
+        p.wait()
+        status = "timeout"
+    t_out.join()
+    t_err.join()
+    return status, (recs if status != "timeout" else []), "".join(errs)
 
 
 class Progress:
@@ -302,6 +388,14 @@ def summarize(runs):
                     timers.setdefault(k, []).append(t["max"] / len(recs))
         row["ferry_timers"] = {k: sum(v) for k, v in timers.items()}  # mean over rounds of write+read
         row["ferry_choice"] = ferry_choice(recs[-1])
+        lim = [x["limits"] for x in recs if x.get("limits") and x["limits"].get("link")]
+        if lim:
+            use = statistics.median(x["link_use"] for x in lim)
+            cpu = [x["cpu_busy"] for x in lim if x["cpu_busy"] is not None]
+            links = [x["link"] for x in lim]
+            row["limits"] = {"link_use": round(use, 3), "link": max(set(links), key=links.count),
+                             "cpu_busy": round(statistics.median(cpu), 3) if cpu else None}
+            row["limits"]["bound"] = bound_by(row["limits"])
         rows.append(row)
     # ratios: against the limit and the best native of the same build, fs, experiment
     for row in rows:
@@ -336,17 +430,62 @@ def testbed_fs(profile):
     return [shard]
 
 
+def cluster_fs(profile, volume):
+    """The emulated cluster's sharded volume when scripts/cluster.sh says the
+    cluster is up (make demo and make bench start it); one line and nothing
+    when not. Returns ([fs], compute nodes)."""
+    if profile == "tiny":
+        return [], 0
+    try:
+        st = subprocess.run(["bash", CLUSTER_SH, "status"], capture_output=True, text=True, timeout=120)
+        ev = subprocess.run(["bash", CLUSTER_SH, "env"], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError) as ex:
+        print(f"compare: cluster skipped: {ex}", file=sys.stderr)
+        return [], 0
+    e = dict(l.split("=", 1) for l in ev.stdout.split() if "=" in l)
+    key = "FERRY_CLUSTER_" + volume.upper()
+    if st.returncode != 0 or key not in e:
+        why = (st.stdout.strip().splitlines() or ["scripts/cluster.sh status failed"])[-1]
+        print(f"compare: cluster skipped (not up: {why})", file=sys.stderr)
+        return [], 0
+    return [CLUSTER_PREFIX + e[key]], int(e.get("FERRY_CLUSTER_NODES", 4))
+
+
+def cluster_exec(*cmd):
+    """A command inside node1, where the cluster's volume is mounted."""
+    return subprocess.run(["bash", CLUSTER_SH, "exec", "node1"] + list(cmd), capture_output=True, timeout=300)
+
+
 def pfs_ranks_per_node(fs, ranks, asked):
     """On a GlusterFS volume (the testbed) ferry runs as 4 virtual nodes
     (issue 13's setting: Open MPI 8 ranks as 4 nodes), so node-level
     strategies meet a network; --ranks-per-node overrides."""
-    if asked or ranks < 8:
+    if asked or ranks < 8 or fs.startswith(CLUSTER_PREFIX):
         return asked
     try:
         t = subprocess.run(["findmnt", "-no", "FSTYPE", "-T", fs], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         return asked
     return ranks // 4 if t.strip().startswith("fuse.glusterfs") else asked
+
+
+def bound_by(lim):
+    """Which resource limited an experiment on the cluster: the network when
+    its busiest link ran at 75% of its rate or more, the CPU when the two
+    cores were 85% busy or more, else neither (waiting: latency, locks)."""
+    if lim["link_use"] >= 0.75:
+        return "network"
+    if lim["cpu_busy"] is not None and lim["cpu_busy"] >= 0.85:
+        return "cpu"
+    return "neither"
+
+
+def limits_text(r):
+    lim = r.get("limits")
+    if not lim:
+        return ""
+    cpu = "-" if lim["cpu_busy"] is None else f"{lim['cpu_busy'] * 100:.0f}%"
+    return f"{lim['bound']}: {lim['link']} link {lim['link_use'] * 100:.0f}%, cpu {cpu}"
 
 
 def cfg_kind(name):
@@ -375,7 +514,8 @@ def table(rows, exp_order, rounds):
             lines.append(f"{r['exp'] if r['exp'] != last else '':<12} {r['config']:<18} "
                          f"{num(w.get('median'), '{:9.1f}')} {num(w.get('x_limit'), '{:6.2f}')} "
                          f"{num(w.get('x_native'), '{:6.2f}')} {num(rd.get('median'), '{:9.1f}')} "
-                         f"{num(rd.get('x_limit'), '{:6.2f}')} {num(rd.get('x_native'), '{:6.2f}')}  {chose}")
+                         f"{num(rd.get('x_limit'), '{:6.2f}')} {num(rd.get('x_native'), '{:6.2f}')}  {chose}"
+                         + (f"  [{limits_text(r)}]" if r.get("limits") else ""))
             last = r["exp"]
         lines.append("")
     return "\n".join(lines)
@@ -395,11 +535,16 @@ def markdown(rows, exp_order, rounds, mach, command, plots, notes):
         keyed.setdefault((r["build"], r["fs"]), []).append(r)
     for (b, fs), rs in keyed.items():
         mpi = rs[0].get("mpi", "")
+        lims = any(r.get("limits") for r in rs)
         out += [f"## {b} ({mpi}), {rs[0]['ranks']} ranks, `{fs}`", "",
                 f"Medians of {rounds} rounds in MiB/s (min–max in results.json). ×limit: against file-per-process "
-                "POSIX of the same bytes; ×native: against the best native MPI-IO.", "",
-                "| experiment | config | write | ×limit | ×native | read | ×limit | ×native | ferry chose (write / read) |",
-                "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+                "POSIX of the same bytes; ×native: against the best native MPI-IO."
+                + (" limited by: the busiest link's use of its rate and the host's CPU use, medians over the "
+                   "rounds of write and read together (network at 75% of a link or more, cpu at 85% or more)."
+                   if lims else ""), "",
+                "| experiment | config | write | ×limit | ×native | read | ×limit | ×native | ferry chose (write / read) |"
+                + (" limited by |" if lims else ""),
+                "|---|---|---:|---:|---:|---:|---:|---:|---|" + ("---|" if lims else "")]
         rs.sort(key=lambda r: (exp_order.get(r["exp"], 99), r["_order"]))
         for r in rs:
             w, rd = r.get("write", {}), r.get("read", {})
@@ -409,7 +554,7 @@ def markdown(rows, exp_order, rounds, mach, command, plots, notes):
                                for op in ("write", "read")) if ch else ""
             out.append(f"| {r['exp']} | {r['config']} | {f(w.get('median'))} | {f(w.get('x_limit'), 2)} | "
                        f"{f(w.get('x_native'), 2)} | {f(rd.get('median'))} | {f(rd.get('x_limit'), 2)} | "
-                       f"{f(rd.get('x_native'), 2)} | {chose} |")
+                       f"{f(rd.get('x_native'), 2)} | {chose} |" + (f" {limits_text(r)} |" if lims else ""))
         out.append("")
     if plots:
         out += ["## Plots", ""] + [f"- [{os.path.basename(p)}]({os.path.basename(p)})" for p in plots] + [""]
@@ -432,12 +577,20 @@ def main():
                     help="ferry runs treat each K ranks as one node (FERRY_RANKS_PER_NODE)")
     ap.add_argument("--no-pfs", action="store_true",
                     help="without --fs: leave out the GlusterFS testbed's sharded volume (scripts/pfs.sh)")
+    ap.add_argument("--no-cluster", action="store_true",
+                    help="without --fs: leave out the emulated cluster (scripts/cluster.sh)")
+    ap.add_argument("--cluster-only", action="store_true",
+                    help="only the emulated cluster's volume (when it is up)")
+    ap.add_argument("--cluster-volume", choices=["shard", "dist"], default="shard",
+                    help="the cluster's sharded (Lustre-like) or plain distribute volume")
     ap.add_argument("--aggregators", type=int, default=0, metavar="N",
                     help="two-phase at equal aggregators: ferry-twophase on N virtual nodes (cb_nodes=N) against "
                          "ROMIO two-phase forced on (ROMIO_HINTS: cb_nodes N, cb_config_list *:*) and OMPIO "
                          "(io_ompio_num_aggregators N), all with --cb-buffer-size")
     ap.add_argument("--cb-buffer-size", type=int, default=16 * MiB, help="collective buffer with --aggregators")
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per launch")
+    ap.add_argument("--cluster-timeout", type=int, default=300,
+                    help="seconds per launch on the cluster (native OMPIO can hang there: docs/cluster.md)")
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--commit", help="the ferry revision the builds were made from (default: this tree's HEAD)")
     a = ap.parse_args()
@@ -446,7 +599,13 @@ def main():
     rounds = a.rounds or P["rounds"]
     if rounds < 3:
         sys.exit("compare: at least 3 rounds: a median of fewer says little")
-    fs_list = a.fs.split(",") if a.fs else P["fs"] + ([] if a.no_pfs else testbed_fs(profile))
+    cfs, cluster_nodes = ([], 0) if a.no_cluster or (a.fs and not a.cluster_only) else cluster_fs(profile, a.cluster_volume)
+    if a.cluster_only:
+        fs_list = cfs
+        if not fs_list:
+            sys.exit("compare: --cluster-only, and the cluster is not up (scripts/cluster.sh up)")
+    else:
+        fs_list = a.fs.split(",") if a.fs else P["fs"] + ([] if a.no_pfs else testbed_fs(profile)) + cfs
     exps = P["exps"]()
     if a.only:
         keep = a.only.split(",")
@@ -469,7 +628,11 @@ def main():
         if a.aggregators and b.ranks % a.aggregators:
             sys.exit(f"compare: {b.name}: {b.ranks} ranks do not split into {a.aggregators} equal virtual nodes")
     os.chdir(ROOT)  # paths in the output are relative to the repository
-    mach = machine(fs_list)
+    mach = machine([f for f in fs_list if not f.startswith(CLUSTER_PREFIX)])
+    for f in fs_list:
+        if f.startswith(CLUSTER_PREFIX):
+            ev = subprocess.run(["bash", CLUSTER_SH, "env"], capture_output=True, text=True, timeout=120).stdout
+            mach["filesystems"][f] = "fuse.glusterfs on each node; " + ", ".join(ev.split())
     if a.commit:
         mach["commit"] = a.commit
     command = " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])
@@ -497,16 +660,23 @@ def main():
 
     runs, failures = [], []
     prog = Progress(len(plan))
-    workdirs = {fs: os.path.join(fs, f"ferry-bench.{os.getpid()}") for fs in fs_list}
-    for d in workdirs.values():
-        os.makedirs(d, exist_ok=True)
+    workdirs = {fs: os.path.join(fs.removeprefix(CLUSTER_PREFIX), f"ferry-bench.{os.getpid()}") for fs in fs_list}
+    for fs, d in workdirs.items():
+        if fs.startswith(CLUSTER_PREFIX):
+            cluster_exec("mkdir", "-p", d)
+        else:
+            os.makedirs(d, exist_ok=True)
     try:
         for b, fs, rnd, cfg, bexps in plan:
-            prog.show(f"{b.name} {b.ranks} ranks {fs} {cfg[0]} (round {rnd + 1}/{rounds}): "
+            on_cluster = fs.startswith(CLUSTER_PREFIX)
+            ranks = b.ranks_on(fs, cluster_nodes)
+            prog.show(f"{b.name} {ranks} ranks {fs} {cfg[0]} (round {rnd + 1}/{rounds}): "
                       + " ".join(e.name for e in bexps))
-            cmd = b.command(cfg, bexps, workdirs[fs], pfs_ranks_per_node(fs, b.ranks, a.ranks_per_node))
+            cmd = b.command(cfg, bexps, workdirs[fs], pfs_ranks_per_node(fs, b.ranks, a.ranks_per_node),
+                            ranks if on_cluster else 0)
             t0 = time.time()
-            status, recs, err = launch(cmd, env, a.timeout)
+            status, recs, err = launch(cmd, env, min(a.timeout, a.cluster_timeout) if on_cluster else a.timeout,
+                                       cluster_sample if on_cluster else None)
             recs = [x for x in recs if x.get("label") != "warmup"]
             run = {"build": b.name, "fs": fs, "config": cfg[0], "round": rnd, "status": status,
                    "elapsed": round(time.time() - t0, 3), "command": " ".join(cmd), "records": recs}
@@ -518,8 +688,11 @@ def main():
             runs.append(run)
     finally:
         prog.end()
-        for d in workdirs.values():
-            shutil.rmtree(d, ignore_errors=True)
+        for fs, d in workdirs.items():
+            if fs.startswith(CLUSTER_PREFIX):
+                cluster_exec("rm", "-rf", d)
+            else:
+                shutil.rmtree(d, ignore_errors=True)
 
     mach["load_after"] = [round(x, 2) for x in os.getloadavg()]
     rows = summarize(runs)
@@ -542,6 +715,7 @@ def main():
     result = {"tool": "bench/compare.py", "schema": 1, "profile": profile, "command": command,
               "machine": mach, "rounds": rounds, "notes": notes,
               "builds": [{"name": b.name, "dir": os.path.relpath(b.path, ROOT), "ranks": b.ranks,
+                          "cluster_ranks": b.ranks_on(CLUSTER_PREFIX, cluster_nodes) if cluster_nodes else None,
                           "mpi": mpi_of.get(b.name, "")} for b in builds],
               "summary": [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows],
               "runs": runs}

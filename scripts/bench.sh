@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make bench: the full comparison (larger sizes, /tmp, /dev/shm and the testbed's
-# sharded GlusterFS volume when it runs here, 5 rounds).
+# sharded GlusterFS volume when it runs here, 5 rounds), then the same
+# patterns on the emulated cluster (docs/cluster.md), 3 rounds, into
+# bench/out/cluster, when it can run here.
 # Results go to bench/out; bench/results holds the committed record of one
 # full run (copy table.md, table.txt, results.json and the PNGs there).
 set -u
@@ -13,4 +15,11 @@ done
 # the GlusterFS testbed's sharded volume joins the comparison when it can
 # start here (scripts/pfs.sh prints one line and exits 77 where it cannot)
 bash scripts/pfs.sh up >/dev/null 2>&1 || true  # compare.py says in one line why it is left out
-exec "$py" bench/compare.py --full --builds build/openmpi,build/mpich --out bench/out "$@"
+status=0
+"$py" bench/compare.py --full --no-cluster --builds build/openmpi,build/mpich --out bench/out "$@" || status=$?
+# scripts/cluster.sh prints one line and exits 77 where it cannot run
+if up=$(bash scripts/cluster.sh up 2>&1) || { echo "${up##*$'\n'}"; false; }; then
+  "$py" bench/compare.py --full --cluster-only --rounds 3 --builds build/openmpi,build/mpich \
+    --out bench/out/cluster "$@" || status=$?
+fi
+exit $status

@@ -13,6 +13,7 @@
 #   cluster.sh status           one line per node; exit 0 when all is up and mounted
 #   cluster.sh env              FERRY_CLUSTER_* settings of the running cluster (for eval)
 #   cluster.sh exec NODE CMD... run CMD inside NODE (caller's environment and directory)
+#   cluster.sh links            per link: NODE RATE_BITS BYTES_FROM_NODE BYTES_TO_NODE
 #   cluster.sh mpirun openmpi|mpich [launcher args] PROG [ARGS...]
 #                               run an MPI program from node1 across the compute nodes;
 #                               the arguments pass unchanged to mpiexec after the
@@ -323,6 +324,23 @@ env_out() {
   echo "FERRY_CLUSTER_STORAGE_RATE=$SRATE"
 }
 
+# One line per node's link, as the switch counts it: NODE RATE (bits/s, 0 for
+# no limit) BYTES_FROM_NODE BYTES_TO_NODE. Two readings around a run give
+# how busy each link was (bench/compare.py says so in its table).
+links() {
+  need_up switch
+  local n bits counts
+  counts=$(run_in switch ip -s link show type veth | awk '
+    /^[0-9]+: / { split($2, a, "@"); dev = a[1] }
+    $1 == "RX:" { getline; rx[dev] = $1 }
+    $1 == "TX:" { getline; tx[dev] = $1 }
+    END { for (d in rx) print d, rx[d], tx[d] }')
+  for n in $(storage_nodes) $(compute_nodes); do
+    bits=0; [ "$(rate_of "$n")" = none ] || bits=$(rate_bits "$(rate_of "$n")")
+    echo "$n $bits $(awk -v d="p-$n" '$1 == d {print $2, $3}' <<<"$counts")"
+  done
+}
+
 need_up() { alive "$1" || { say "skipped: $1 is not up (scripts/cluster.sh up)"; exit $SKIP; }; }
 
 exec_in() {
@@ -385,5 +403,6 @@ case $cmd in
   env) env_out ;;
   exec) exec_in "$@" ;;
   mpirun) mpirun "$@" ;;
+  links) links ;;
   *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R]|down|status|env|exec NODE CMD...|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
 esac

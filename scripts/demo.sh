@@ -2,8 +2,10 @@
 # make demo: ferry's main job at quick size. Every benchmark pattern (IOR,
 # HACC-IO, MPI-Tile-IO, BT-IO, FLASH-IO) runs under the file-per-process POSIX
 # limit, native MPI-IO and ferry with each strategy and auto, on both MPI
-# builds; the table and the plot paths are printed. Then the at-scale side:
-# ferry-topo's model of a 512-node BG/Q.
+# builds; the table and the plot paths are printed. Then three of them on the
+# emulated cluster (docs/cluster.md: ranks on 4 nodes, each node's own
+# GlusterFS client, network-bound links), where it can run. Then the at-scale
+# side: ferry-topo's model of a 512-node BG/Q.
 set -u
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -17,7 +19,15 @@ start=$(date +%s)
 # start here (scripts/pfs.sh prints one line and exits 77 where it cannot)
 bash scripts/pfs.sh up >/dev/null 2>&1 || true  # compare.py says in one line why it is left out
 status=0
-"$py" bench/compare.py --quick --builds build/openmpi,build/mpich --out bench/out "$@" || status=$?
+"$py" bench/compare.py --quick --no-cluster --builds build/openmpi,build/mpich --out bench/out "$@" || status=$?
+
+# the cluster: scripts/cluster.sh prints one line and exits 77 where it cannot
+echo
+if up=$(bash scripts/cluster.sh up 2>&1) || { echo "${up##*$'\n'}"; false; }; then
+  echo "== on the emulated cluster ($(bash scripts/cluster.sh env | tr '\n' ' '))"
+  "$py" bench/compare.py --quick --cluster-only --only ior-64k,tile,btio --builds build/openmpi,build/mpich \
+    --out bench/out/cluster "$@" || status=$?
+fi
 
 topo=build/openmpi/bin/ferry-topo
 echo
