@@ -6,7 +6,7 @@
 # CMD runs on the host (typically `bash scripts/cluster.sh mpirun FLAVOR
 # [launcher args] PROG [ARGS]`, which starts the ranks inside the nodes),
 # with @DIR@ in ARGS replaced by a fresh directory on the cluster's sharded
-# volume, as the nodes see it (the host does not: each node mounts the volume
+# volume (FERRY_CLUSTER_VOLUME=dist: the plain distribute one), as the nodes see it (the host does not: each node mounts the volume
 # through its own client; look inside with `cluster.sh exec NODE ...`).
 # Exported to CMD: FERRY_CLUSTER (the path of cluster.sh), FERRY_CLUSTER_DIR
 # (that directory) and what `cluster.sh env` prints (FERRY_CLUSTER_SHARD,
@@ -25,7 +25,11 @@ fi
 eval "$(bash "$FERRY_CLUSTER" env)"
 export FERRY_CLUSTER FERRY_CLUSTER_SHARD FERRY_CLUSTER_DIST FERRY_CLUSTER_NODES FERRY_CLUSTER_SLOTS \
   FERRY_CLUSTER_RATE FERRY_CLUSTER_STORAGE_RATE
-dir=$FERRY_CLUSTER_SHARD/ferry-tests/${FERRY_CLUSTER_TAG:-default}/$name
+case ${FERRY_CLUSTER_VOLUME:-shard} in
+  dist) vol=$FERRY_CLUSTER_DIST ;;
+  *) vol=$FERRY_CLUSTER_SHARD ;;
+esac
+dir=$vol/ferry-tests/${FERRY_CLUSTER_TAG:-default}/$name
 export FERRY_CLUSTER_DIR=$dir
 bash "$FERRY_CLUSTER" exec node1 sh -c 'rm -rf "$1" && mkdir -p "$1"' sh "$dir" ||
   { echo "cluster: cannot create $dir in node1"; exit 1; }
