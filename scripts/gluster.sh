@@ -25,7 +25,8 @@ gl_close_inherited_fds() {
   local fd
   for fd in /proc/$$/fd/*; do
     fd=${fd##*/}
-    [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+    # (255: bash's own descriptor of the script it reads)
+    [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ] && eval "exec $fd>&-" 2>/dev/null
   done
   return 0
 }
