@@ -27,8 +27,9 @@ sharded volume (--cluster-volume dist: the plain one) joins as
 across its nodes (Open MPI 2 per node, MPICH 1 per node), each node through
 its own GlusterFS client, and ferry finds the nodes itself. There each
 experiment also says what limited it: the busiest link's use of its rate and
-the host's CPU use over the experiment (the switch's counters and /proc/stat,
-read as each record arrives).
+the host's CPU use over the experiment, and how much of it the cluster's own
+processes took (cluster.sh counters and /proc/stat, read as each record
+arrives).
 """
 import argparse
 import datetime
@@ -226,27 +227,31 @@ def run_env():
 
 
 def cluster_sample():
-    """(time, {node: (rate bits/s, bytes from, bytes to)}, cpu busy jiffies,
-    cpu total jiffies): the switch's counters (cluster.sh links) and the
+    """(time, {node: (rate bits/s, bytes from, bytes to)}, cpu ticks of the
+    cluster's processes, host cpu busy jiffies, host cpu total jiffies): the
+    switch's counters and the cluster's CPU (cluster.sh counters), and the
     host's /proc/stat."""
-    links = {}
+    links, ticks = {}, None
     try:
-        out = subprocess.run(["bash", CLUSTER_SH, "links"], capture_output=True, text=True, timeout=60).stdout
+        out = subprocess.run(["bash", CLUSTER_SH, "counters"], capture_output=True, text=True, timeout=60).stdout
         for line in out.splitlines():
             f = line.split()
-            if len(f) == 4:
-                links[f[0]] = (int(f[1]), int(f[2]), int(f[3]))
+            if len(f) == 5 and f[0] == "link":
+                links[f[1]] = (int(f[2]), int(f[3]), int(f[4]))
+            elif len(f) == 2 and f[0] == "cpu":
+                ticks = int(f[1])
     except (OSError, subprocess.SubprocessError, ValueError):
         pass
     with open("/proc/stat") as f:
         cpu = [int(x) for x in f.readline().split()[1:]]
     idle = cpu[3] + (cpu[4] if len(cpu) > 4 else 0)  # idle + iowait
-    return time.time(), links, sum(cpu) - idle, sum(cpu)
+    return time.time(), links, ticks, sum(cpu) - idle, sum(cpu)
 
 
 def limits_between(a, b):
     """What a window between two samples used: the busiest link's share of
-    its rate (either direction), which link, and the host's CPU busy share."""
+    its rate (either direction) and which link; the host's CPU busy share,
+    and the cluster's own processes' share of the host's cores."""
     dt = b[0] - a[0]
     best, where = 0.0, None
     for node, (rate, frm, to) in b[1].items():
@@ -256,8 +261,12 @@ def limits_between(a, b):
         u = moved * 8 / (rate * dt)
         if u > best:
             best, where = u, node
-    total = b[3] - a[3]
-    return {"link_use": round(best, 3), "link": where, "cpu_busy": round((b[2] - a[2]) / total, 3) if total else None}
+    total = b[4] - a[4]
+    own = None
+    if a[2] is not None and b[2] is not None and dt > 0:
+        own = round((b[2] - a[2]) / (os.sysconf("SC_CLK_TCK") * dt * (os.cpu_count() or 1)), 3)
+    return {"link_use": round(best, 3), "link": where,
+            "cpu_busy": round((b[3] - a[3]) / total, 3) if total else None, "cpu_cluster": own}
 
 
 def launch(cmd, env, timeout, sample=None):
@@ -392,9 +401,11 @@ def summarize(runs):
         if lim:
             use = statistics.median(x["link_use"] for x in lim)
             cpu = [x["cpu_busy"] for x in lim if x["cpu_busy"] is not None]
+            own = [x["cpu_cluster"] for x in lim if x.get("cpu_cluster") is not None]
             links = [x["link"] for x in lim]
             row["limits"] = {"link_use": round(use, 3), "link": max(set(links), key=links.count),
-                             "cpu_busy": round(statistics.median(cpu), 3) if cpu else None}
+                             "cpu_busy": round(statistics.median(cpu), 3) if cpu else None,
+                             "cpu_cluster": round(statistics.median(own), 3) if own else None}
             row["limits"]["bound"] = bound_by(row["limits"])
         rows.append(row)
     # ratios: against the limit and the best native of the same build, fs, experiment
@@ -471,8 +482,10 @@ def pfs_ranks_per_node(fs, ranks, asked):
 
 def bound_by(lim):
     """Which resource limited an experiment on the cluster: the network when
-    its busiest link ran at 75% of its rate or more, the CPU when the two
-    cores were 85% busy or more, else neither (waiting: latency, locks)."""
+    its busiest link ran at 75% of its rate or more, the CPU when the host's
+    cores were 85% busy or more (by the cluster's processes or, on a shared
+    host, by other jobs: the cluster's own share tells which), else neither
+    (waiting: latency, locks)."""
     if lim["link_use"] >= 0.75:
         return "network"
     if lim["cpu_busy"] is not None and lim["cpu_busy"] >= 0.85:
@@ -484,8 +497,9 @@ def limits_text(r):
     lim = r.get("limits")
     if not lim:
         return ""
-    cpu = "-" if lim["cpu_busy"] is None else f"{lim['cpu_busy'] * 100:.0f}%"
-    return f"{lim['bound']}: {lim['link']} link {lim['link_use'] * 100:.0f}%, cpu {cpu}"
+    pct = lambda v: "-" if v is None else f"{v * 100:.0f}%"
+    return (f"{lim['bound']}: {lim['link']} link {pct(lim['link_use'])}, "
+            f"cpu {pct(lim['cpu_busy'])} (cluster {pct(lim.get('cpu_cluster'))})")
 
 
 def cfg_kind(name):
@@ -539,8 +553,9 @@ def markdown(rows, exp_order, rounds, mach, command, plots, notes):
         out += [f"## {b} ({mpi}), {rs[0]['ranks']} ranks, `{fs}`", "",
                 f"Medians of {rounds} rounds in MiB/s (min–max in results.json). ×limit: against file-per-process "
                 "POSIX of the same bytes; ×native: against the best native MPI-IO."
-                + (" limited by: the busiest link's use of its rate and the host's CPU use, medians over the "
-                   "rounds of write and read together (network at 75% of a link or more, cpu at 85% or more)."
+                + (" limited by: the busiest link's use of its rate, the host's CPU use and (in parentheses) "
+                   "the cluster's own processes' share of it, medians over the rounds of write and read "
+                   "together (network at 75% of a link or more, cpu at 85% or more)."
                    if lims else ""), "",
                 "| experiment | config | write | ×limit | ×native | read | ×limit | ×native | ferry chose (write / read) |"
                 + (" limited by |" if lims else ""),

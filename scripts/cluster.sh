@@ -13,7 +13,7 @@
 #   cluster.sh status           one line per node; exit 0 when all is up and mounted
 #   cluster.sh env              FERRY_CLUSTER_* settings of the running cluster (for eval)
 #   cluster.sh exec NODE CMD... run CMD inside NODE (caller's environment and directory)
-#   cluster.sh links            per link: NODE RATE_BITS BYTES_FROM_NODE BYTES_TO_NODE
+#   cluster.sh counters         bytes through each link, CPU ticks of the cluster's processes
 #   cluster.sh mpirun openmpi|mpich [launcher args] PROG [ARGS...]
 #                               run an MPI program from node1 across the compute nodes;
 #                               the arguments pass unchanged to mpiexec after the
@@ -91,10 +91,14 @@ why_not() {
 members() {
   local ns; ns=$(cat "$STATE/$1.ns" 2>/dev/null) || return 0
   [ -n "$ns" ] || return 0
-  local p
-  for p in /proc/[0-9]*; do
-    [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$ns" ] && echo "${p#/proc/}"
-  done
+  ns_pids "$ns"
+}
+# The processes whose network namespace is one of those given (one pass over
+# /proc: a loop of readlink would take seconds on a busy host).
+ns_pids() {
+  find /proc/[0-9]*/ns/net -maxdepth 0 -printf '%l %h\n' 2>/dev/null |
+    awk -v nss="$*" 'BEGIN { n = split(nss, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+      want[$1] { split($2, p, "/"); print p[3] }'
 }
 end_members() { # TERM, then KILL what is left after 5 s
   local pids; pids=$(members "$1")
@@ -324,12 +328,14 @@ env_out() {
   echo "FERRY_CLUSTER_STORAGE_RATE=$SRATE"
 }
 
-# One line per node's link, as the switch counts it: NODE RATE (bits/s, 0 for
-# no limit) BYTES_FROM_NODE BYTES_TO_NODE. Two readings around a run give
-# how busy each link was (bench/compare.py says so in its table).
-links() {
+# What a run used, as counters to read before and after it (bench/compare.py
+# says so in its table): per node's link, as the switch counts it,
+# `link NODE RATE_BITS BYTES_FROM_NODE BYTES_TO_NODE` (rate 0: no limit), and
+# `cpu TICKS`: the clock ticks (utime + stime) of every process in the
+# cluster's namespaces, so that other jobs on the host do not count.
+counters() {
   need_up switch
-  local n bits counts
+  local n bits counts nss=() ticks
   counts=$(run_in switch ip -s link show type veth | awk '
     /^[0-9]+: / { split($2, a, "@"); dev = a[1] }
     $1 == "RX:" { getline; rx[dev] = $1 }
@@ -337,8 +343,13 @@ links() {
     END { for (d in rx) print d, rx[d], tx[d] }')
   for n in $(storage_nodes) $(compute_nodes); do
     bits=0; [ "$(rate_of "$n")" = none ] || bits=$(rate_bits "$(rate_of "$n")")
-    echo "$n $bits $(awk -v d="p-$n" '$1 == d {print $2, $3}' <<<"$counts")"
+    echo "link $n $bits $(awk -v d="p-$n" '$1 == d {print $2, $3}' <<<"$counts")"
+    nss+=("$(cat "$STATE/$n.ns")")
   done
+  # fields 14 and 15 of stat, counted after the command name's parenthesis
+  ticks=$(ns_pids "${nss[@]}" | awk '{ f = "/proc/" $1 "/stat"; if ((getline l < f) > 0) {
+      sub(/.*\) /, "", l); split(l, x, " "); t += x[12] + x[13] } close(f) } END { print t + 0 }')
+  echo "cpu $ticks"
 }
 
 need_up() { alive "$1" || { say "skipped: $1 is not up (scripts/cluster.sh up)"; exit $SKIP; }; }
@@ -403,6 +414,6 @@ case $cmd in
   env) env_out ;;
   exec) exec_in "$@" ;;
   mpirun) mpirun "$@" ;;
-  links) links ;;
+  counters) counters ;;
   *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R]|down|status|env|exec NODE CMD...|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
 esac
