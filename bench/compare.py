@@ -26,10 +26,10 @@ sharded volume (--cluster-volume dist: the plain one) joins as
 `cluster:/mnt/ferry-cluster/shard`: the ranks run
 across its nodes (Open MPI 2 per node, MPICH 1 per node), each node through
 its own GlusterFS client, and ferry finds the nodes itself. There each
-experiment also says what limited it: the busiest link's use of its rate and
-the host's CPU use over the experiment, and how much of it the cluster's own
-processes took (cluster.sh counters and /proc/stat, read as each record
-arrives).
+experiment also says what limited it: the busiest link's use of its rate in
+its busiest second, the host's CPU use over the experiment, and how much of
+it the cluster's own processes took (cluster.sh counters and /proc/stat,
+read every second and as each record arrives).
 """
 import argparse
 import datetime
@@ -269,15 +269,33 @@ def limits_between(a, b):
             "cpu_busy": round((b[3] - a[3]) / total, 3) if total else None, "cpu_cluster": own}
 
 
-def launch(cmd, env, timeout, sample=None):
+def window_limits(samples):
+    """What the samples of one record's window say: the busiest link's use
+    in its busiest interval (the I/O phases are only part of a window: open,
+    close and the verification share it), and the CPU over the whole window."""
+    if len(samples) < 2:
+        return None
+    peak = max((limits_between(a, b) for a, b in zip(samples, samples[1:])), key=lambda x: x["link_use"])
+    whole = limits_between(samples[0], samples[-1])
+    return dict(whole, link_use=peak["link_use"], link=peak["link"])
+
+
+def launch(cmd, env, timeout, sample=None, every=1.0):
     """Run one job; returns (status, json records, stderr). Kills the whole
-    process group of the launcher on timeout. With sample (a function),
-    each record gets "limits": what the window since the previous record
-    (or the launch) used, from samples taken as the records arrive."""
+    process group of the launcher on timeout. With sample (a function), a
+    thread samples every `every` seconds and as each record arrives, and
+    each record gets "limits": what its window (since the previous record or
+    the launch) used."""
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
     recs, errs = [], []
-    last = [sample() if sample else None]
+    samples, lock, done = [sample()] if sample else [], threading.Lock(), threading.Event()
+
+    def sampler():
+        while not done.wait(every):
+            x = sample()
+            with lock:
+                samples.append(x)
 
     def read_out():
         for line in p.stdout:
@@ -287,14 +305,17 @@ def launch(cmd, env, timeout, sample=None):
                 except json.JSONDecodeError:
                     continue
                 if sample:
-                    now = sample()
-                    rec["limits"] = limits_between(last[0], now)
-                    last[0] = now
+                    x = sample()
+                    with lock:
+                        samples.append(x)
+                        rec["limits"] = window_limits(samples)
+                        del samples[:-1]
                 recs.append(rec)
-    t_out = threading.Thread(target=read_out)
-    t_err = threading.Thread(target=lambda: errs.extend(p.stderr))
-    t_out.start()
-    t_err.start()
+    threads = [threading.Thread(target=read_out), threading.Thread(target=lambda: errs.extend(p.stderr))]
+    if sample:
+        threads.append(threading.Thread(target=sampler))
+    for t in threads:
+        t.start()
     try:
         p.wait(timeout=timeout)
         status = p.returncode
@@ -302,8 +323,9 @@ def launch(cmd, env, timeout, sample=None):
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
         status = "timeout"
-    t_out.join()
-    t_err.join()
+    done.set()
+    for t in threads:
+        t.join()
     return status, (recs if status != "timeout" else []), "".join(errs)
 
 
@@ -482,7 +504,7 @@ def pfs_ranks_per_node(fs, ranks, asked):
 
 def bound_by(lim):
     """Which resource limited an experiment on the cluster: the network when
-    its busiest link ran at 75% of its rate or more, the CPU when the host's
+    its busiest link ran at 75% of its rate or more in its busiest second, the CPU when the host's
     cores were 85% busy or more (by the cluster's processes or, on a shared
     host, by other jobs: the cluster's own share tells which), else neither
     (waiting: latency, locks)."""
@@ -553,9 +575,10 @@ def markdown(rows, exp_order, rounds, mach, command, plots, notes):
         out += [f"## {b} ({mpi}), {rs[0]['ranks']} ranks, `{fs}`", "",
                 f"Medians of {rounds} rounds in MiB/s (min–max in results.json). ×limit: against file-per-process "
                 "POSIX of the same bytes; ×native: against the best native MPI-IO."
-                + (" limited by: the busiest link's use of its rate, the host's CPU use and (in parentheses) "
-                   "the cluster's own processes' share of it, medians over the rounds of write and read "
-                   "together (network at 75% of a link or more, cpu at 85% or more)."
+                + (" limited by: the busiest link's use of its rate in its busiest second, the host's CPU use "
+                   "and (in parentheses) the cluster's own processes' share of it over the experiment, medians "
+                   "over the rounds, write and read together (network at 75% of a link or more, cpu at 85% or "
+                   "more)."
                    if lims else ""), "",
                 "| experiment | config | write | ×limit | ×native | read | ×limit | ×native | ferry chose (write / read) |"
                 + (" limited by |" if lims else ""),
