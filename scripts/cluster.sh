@@ -21,8 +21,8 @@
 #
 # up's options (or variables): --nodes N (FERRY_CLUSTER_NODES, 4), --storage M
 # (FERRY_CLUSTER_STORAGE, 1), --slots S ranks per node (FERRY_CLUSTER_SLOTS, 2),
-# --rate R of a compute node's link (FERRY_CLUSTER_RATE, 1gbit), --storage-rate R
-# of a storage node's link (FERRY_CLUSTER_STORAGE_RATE, 2gbit); rates as tc
+# --rate R of a compute node's link (FERRY_CLUSTER_RATE, 50mbit), --storage-rate R
+# of a storage node's link (FERRY_CLUSTER_STORAGE_RATE, 200mbit); rates as tc
 # takes them (500mbit, 1gbit), `none` for no limit. FERRY_CLUSTER_ROOT
 # (/var/lib/ferry-cluster) holds the state and the bricks; FERRY_CLUSTER_MNT
 # (/mnt/ferry-cluster) is where the nodes mount the volumes.
@@ -53,8 +53,8 @@ load_config() {
   NODES=${FERRY_CLUSTER_NODES:-${C_NODES:-4}}
   NSTORAGE=${FERRY_CLUSTER_STORAGE:-${C_STORAGE:-1}}
   SLOTS=${FERRY_CLUSTER_SLOTS:-${C_SLOTS:-2}}
-  RATE=${FERRY_CLUSTER_RATE:-${C_RATE:-1gbit}}
-  SRATE=${FERRY_CLUSTER_STORAGE_RATE:-${C_SRATE:-2gbit}}
+  RATE=${FERRY_CLUSTER_RATE:-${C_RATE:-50mbit}}
+  SRATE=${FERRY_CLUSTER_STORAGE_RATE:-${C_SRATE:-200mbit}}
 }
 
 compute_nodes() { local i; for ((i = 1; i <= NODES; i++)); do echo "node$i"; done; }
