@@ -227,31 +227,34 @@ def run_env():
 
 
 def cluster_sample():
-    """(time, {node: (rate bits/s, bytes from, bytes to)}, cpu ticks of the
-    cluster's processes, host cpu busy jiffies, host cpu total jiffies): the
-    switch's counters and the cluster's CPU (cluster.sh counters), and the
-    host's /proc/stat."""
-    links, ticks = {}, None
+    """(time, {node: (rate bits/s, bytes from, bytes to)}, {pid: cpu ticks}
+    of the cluster's processes, host cpu busy jiffies, host cpu total
+    jiffies): the switch's counters and the cluster's processes (cluster.sh
+    counters), and the host's /proc/stat. The time is the middle of the
+    reading (it takes a few tenths of a second)."""
+    links, ticks = {}, {}
+    t0 = time.time()
     try:
         out = subprocess.run(["bash", CLUSTER_SH, "counters"], capture_output=True, text=True, timeout=60).stdout
         for line in out.splitlines():
             f = line.split()
             if len(f) == 5 and f[0] == "link":
                 links[f[1]] = (int(f[2]), int(f[3]), int(f[4]))
-            elif len(f) == 2 and f[0] == "cpu":
-                ticks = int(f[1])
+            elif len(f) == 3 and f[0] == "cpu":
+                ticks[f[1]] = int(f[2])
     except (OSError, subprocess.SubprocessError, ValueError):
         pass
     with open("/proc/stat") as f:
         cpu = [int(x) for x in f.readline().split()[1:]]
     idle = cpu[3] + (cpu[4] if len(cpu) > 4 else 0)  # idle + iowait
-    return time.time(), links, ticks, sum(cpu) - idle, sum(cpu)
+    return (t0 + time.time()) / 2, links, ticks, sum(cpu) - idle, sum(cpu)
 
 
 def limits_between(a, b):
     """What a window between two samples used: the busiest link's share of
     its rate (either direction) and which link; the host's CPU busy share,
-    and the cluster's own processes' share of the host's cores."""
+    and the cluster's own processes' share of the host's cores (a process
+    that ended inside the window is not counted)."""
     dt = b[0] - a[0]
     best, where = 0.0, None
     for node, (rate, frm, to) in b[1].items():
@@ -263,19 +266,28 @@ def limits_between(a, b):
             best, where = u, node
     total = b[4] - a[4]
     own = None
-    if a[2] is not None and b[2] is not None and dt > 0:
-        own = round((b[2] - a[2]) / (os.sysconf("SC_CLK_TCK") * dt * (os.cpu_count() or 1)), 3)
+    if b[2] and dt > 0:
+        used = sum(max(0, t - a[2].get(pid, 0)) for pid, t in b[2].items())
+        own = round(used / (os.sysconf("SC_CLK_TCK") * dt * (os.cpu_count() or 1)), 3)
     return {"link_use": round(best, 3), "link": where,
             "cpu_busy": round((b[3] - a[3]) / total, 3) if total else None, "cpu_cluster": own}
 
 
-def window_limits(samples):
+def window_limits(samples, span=1.0):
     """What the samples of one record's window say: the busiest link's use
-    in its busiest interval (the I/O phases are only part of a window: open,
-    close and the verification share it), and the CPU over the whole window."""
+    in its busiest stretch of at least `span` seconds (the I/O phases are only
+    part of a window: open, close and the verification share it), and the
+    CPU over the whole window."""
     if len(samples) < 2:
         return None
-    peak = max((limits_between(a, b) for a, b in zip(samples, samples[1:])), key=lambda x: x["link_use"])
+    peak, i = None, 0
+    for j in range(1, len(samples)):
+        while j - i > 1 and samples[j][0] - samples[i + 1][0] >= span:
+            i += 1
+        if samples[j][0] - samples[i][0] >= span or (i == 0 and j == len(samples) - 1):
+            x = limits_between(samples[i], samples[j])
+            if peak is None or x["link_use"] > peak["link_use"]:
+                peak = x
     whole = limits_between(samples[0], samples[-1])
     return dict(whole, link_use=peak["link_use"], link=peak["link"])
 

@@ -331,11 +331,11 @@ env_out() {
 # What a run used, as counters to read before and after it (bench/compare.py
 # says so in its table): per node's link, as the switch counts it,
 # `link NODE RATE_BITS BYTES_FROM_NODE BYTES_TO_NODE` (rate 0: no limit), and
-# `cpu TICKS`: the clock ticks (utime + stime) of every process in the
-# cluster's namespaces, so that other jobs on the host do not count.
+# `cpu PID TICKS` for every process in the cluster's namespaces (utime +
+# stime in clock ticks), so that other jobs on the host do not count.
 counters() {
   need_up switch
-  local n bits counts nss=() ticks
+  local n bits counts nss=()
   counts=$(run_in switch ip -s link show type veth | awk '
     /^[0-9]+: / { split($2, a, "@"); dev = a[1] }
     $1 == "RX:" { getline; rx[dev] = $1 }
@@ -347,9 +347,8 @@ counters() {
     nss+=("$(cat "$STATE/$n.ns")")
   done
   # fields 14 and 15 of stat, counted after the command name's parenthesis
-  ticks=$(ns_pids "${nss[@]}" | awk '{ f = "/proc/" $1 "/stat"; if ((getline l < f) > 0) {
-      sub(/.*\) /, "", l); split(l, x, " "); t += x[12] + x[13] } close(f) } END { print t + 0 }')
-  echo "cpu $ticks"
+  ns_pids "${nss[@]}" | awk '{ f = "/proc/" $1 "/stat"; if ((getline l < f) > 0) {
+      sub(/.*\) /, "", l); split(l, x, " "); print "cpu", $1, x[12] + x[13] } close(f) }'
 }
 
 need_up() { alive "$1" || { say "skipped: $1 is not up (scripts/cluster.sh up)"; exit $SKIP; }; }
