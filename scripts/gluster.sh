@@ -63,7 +63,21 @@ gl_mount() {
   gl_clear_dead "$d"
   "${GL_IN[@]}" mkdir -p "$d"
   for _ in 1 2 3 4 5 6 7 8 9 10; do
-    "${GL_IN[@]}" mount -t glusterfs ${opts:+-o "$opts"} "$server:/$v" "$d" 2>/dev/null && gl_mounted "$d" && return 0
+    "${GL_IN[@]}" mount -t glusterfs ${opts:+-o "$opts"} "$server:/$v" "$d" 2>/dev/null && gl_mounted "$d" && break
+    sleep 0.5
+  done
+  gl_mounted "$d" && gl_ready "$d"
+}
+
+# A client mounts as soon as one brick answers, but a directory operation
+# needs every brick of a distributed volume and fails with EIO until the
+# rest are connected (CI saw mkdir fail that way right after `up`): a mount
+# counts once it can make and remove a directory.
+gl_ready() {
+  local probe
+  probe="$1/.ferry-ready.$("${GL_IN[@]}" hostname).$$"
+  for _ in $(seq 1 60); do
+    if "${GL_IN[@]}" mkdir "$probe" 2>/dev/null; then "${GL_IN[@]}" rmdir "$probe"; return 0; fi
     sleep 0.5
   done
   return 1

@@ -20,7 +20,15 @@ if ! bash "$root/scripts/pfs.sh" status >/dev/null 2>&1; then
 fi
 dir=$FERRY_PFS_SHARD/ferry-tests/${FERRY_PFS_TAG:-default}/$name
 rm -rf "$dir"
-mkdir -p "$dir" || { echo "pfs: cannot create $dir"; exit 1; }
+# Two tests starting together on a fresh volume both create the shared
+# parents; GlusterFS's distribute layer can answer one of them EIO while the
+# other's mkdir is still settling on the bricks (CI saw it once, right after
+# pfs_up). The retry is bounded; a volume that stays broken still fails.
+for try in 1 2 3 4 5 6 7 8 9 10; do
+  err=$(mkdir -p "$dir" 2>&1) && break
+  [ $try -eq 10 ] && { echo "pfs: cannot create $dir: $err"; exit 1; }
+  sleep 1
+done
 args=()
 for a in "$@"; do args+=("${a//@DIR@/$dir}"); done
 FERRY_TEST_OUT=$dir FERRY_TEST_TMP=$dir "${args[@]}"
