@@ -44,8 +44,8 @@ typedef enum {
 
 /* When a forwarded write's error reaches the program (ferry_forward_errors). */
 typedef enum {
-    FERRY_FWD_ERR_DEFERRED = 0, /* write-behind: at the rank's next forwarded call, sync, close or finalize */
-    FERRY_FWD_ERR_CALL,         /* the write waits for the forwarder: the error at the call */
+    FERRY_FWD_ERR_DEFERRED = 0, /* opt-in write-behind: at the rank's next forwarded call, sync, close or finalize */
+    FERRY_FWD_ERR_CALL,         /* the default: the write waits for the forwarder, its error is the call's */
 } ferry_fwd_errors;
 
 #define FERRY_HINT_STR 256
@@ -87,7 +87,7 @@ typedef struct ferry_hints {
     int64_t ds_threshold;              /* sieve when the mean gap is below this: 64 KiB */
     int forward_collectors;            /* forwarding: ranks per node that coalesce the node's records: 1 */
     ferry_fwd_assign forward_assign;   /* forwarding: gateway assignment on a model: route-aware */
-    ferry_fwd_errors forward_errors;   /* forwarding: when write errors are reported: deferred */
+    ferry_fwd_errors forward_errors;   /* forwarding: when write errors are reported: call */
     ferry_tri cache_coherent;          /* the file system's client caches: detected (auto) or vouched for */
     /* Added by the hints module: where each hint's value came from, indexed
      * by the hint's field number (see ferry_hints_source_of), one
