@@ -39,7 +39,7 @@ static int size_change(ferry_file *f, MPI_Offset size, int truncate, const char 
     }
     if (f->size > 1)
         MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
-    return err ? ferry_err_errno(err, truncate ? "set_size" : "preallocate") : MPI_SUCCESS;
+    return err ? ferry_err_errno(err, f->filename) : MPI_SUCCESS;
 }
 
 int ferry_file_set_size(ferry_file *f, MPI_Offset size)
@@ -60,7 +60,7 @@ int ferry_file_get_size(ferry_file *f, MPI_Offset *size)
         return fwd;
     int err = f->fd.drv->size(&f->fd, &s);
     if (err)
-        return ferry_err_errno(err, "get_size");
+        return ferry_err_errno(err, f->filename);
     *size = s;
     return MPI_SUCCESS;
 }
@@ -70,7 +70,7 @@ int ferry_file_sync(ferry_file *f)
     double t0 = ferry_now();
     int fwd = ferry_strategies.flush(f);
     int err = (f->amode & MPI_MODE_RDONLY) ? 0 : f->fd.drv->sync(&f->fd);
-    int code = ferry_agree(f, fwd ? fwd : err ? ferry_err_errno(err, "sync") : MPI_SUCCESS,
+    int code = ferry_agree(f, fwd ? fwd : err ? ferry_err_errno(err, f->filename) : MPI_SUCCESS,
                            "sync failed on another rank");
     ferry_stats_phase(&f->stats, FERRY_PHASE_SYNC, t0);
     return code;

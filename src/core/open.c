@@ -217,7 +217,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
         if (f->fd.fd >= 0)
             f->fd.drv->close(&f->fd);
         ferry_shfp_free(f);
-        int code = err ? ferry_err_errno(err, "open")
+        int code = err ? ferry_err_errno(err, f->filename)
                  : ferry_err(maxcls, "open failed on another rank");
         file_free(f);
         return code;
@@ -264,12 +264,13 @@ int ferry_file_close(ferry_file *f)
             hj[0] = 0;
         ferry_stats_report(&f->stats, f->comm, f->filename, hj[0] ? hj : NULL, ferry_nodes_count(f->comm));
     }
+    int code = maxcls == MPI_SUCCESS ? MPI_SUCCESS
+             : err ? ferry_err_errno(err, f->filename)
+             : fwd ? fwd : ferry_err(maxcls, "close failed on another rank");
     ferry_handles_remove(f);
     f->magic = 0;
     file_free(f);
-    if (maxcls == MPI_SUCCESS)
-        return MPI_SUCCESS;
-    return err ? ferry_err_errno(err, "close") : fwd ? fwd : ferry_err(maxcls, "close failed on another rank");
+    return code;
 }
 
 int ferry_file_delete(const char *filename, MPI_Info info)
@@ -278,5 +279,5 @@ int ferry_file_delete(const char *filename, MPI_Info info)
     const char *path;
     const ferry_driver *drv = ferry_driver_for(filename, &path);
     int err = drv->remove(path);
-    return err ? ferry_err_errno(err, "delete") : MPI_SUCCESS;
+    return err ? ferry_err_errno(err, filename) : MPI_SUCCESS;
 }

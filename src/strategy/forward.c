@@ -49,7 +49,7 @@ static fwd_entry *find(const ferry_file *f)
 static void note_err(ferry_fwd *w, int64_t err)
 {
     if (err && !w->err)
-        w->err = ferry_err_errno((int)err, "forwarded I/O");
+        w->err = ferry_err_errno((int)err, w->f->filename);
 }
 
 /* Receives one control message from the forwarder; blocking or not. Returns
@@ -218,7 +218,7 @@ static int fwd_read(ferry_fwd *w, const ferry_xfer *x, const int64_t *pc, int64_
         i += k;
         char *msg = ctrl_wait(w, FWD_REPLY, h);
         if (!stopped && h[1])
-            code = ferry_err_errno((int)h[1], "forwarded read");
+            code = ferry_err_errno((int)h[1], w->f->filename);
         if (!stopped && msg) {
             const char *src = msg + FWD_CTRL * sizeof(int64_t);
             for (int64_t left = h[2]; left > 0;) {

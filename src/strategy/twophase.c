@@ -526,6 +526,6 @@ int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, c
     free(reqs);
     ferry_tp_plan_free(&plan);
     if (code == MPI_SUCCESS && err)
-        code = ferry_err_errno(-err, x->is_write ? "collective write" : "collective read");
+        code = ferry_err_errno(-err, f->filename);
     return code;
 }
