@@ -10,6 +10,7 @@
 
 #include "core/hints.h"
 #include "core/stats.h"
+#include "core/switches.h"
 #include "datatype/flat.h"
 #include "driver/driver.h"
 
@@ -58,6 +59,7 @@ typedef struct ferry_file {
     struct ferry_coll *coll;  /* collective strategies' state, built at the first collective call */
     struct ferry_async *async; /* worker for nonblocking and split collectives (async.c), or NULL */
     char coll_shown[64];      /* strategies whose aggregator placement was displayed */
+    ferry_switches sw;        /* the environment switches as the ranks agreed them at open */
     ferry_stats stats;
 } ferry_file;
 

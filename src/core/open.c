@@ -19,8 +19,9 @@
 #include <string.h>
 
 /* What the ranks must agree on at open, reduced in one MPI_Allreduce(MAX):
- * a value v agrees when max(v) == -max(-v). */
-enum { AG_ERR, AG_AMODE, AG_NAMODE, AG_DIGEST, AG_NDIGEST, AG_POOL, AG_NPOOL, AG_NAME, AG_NNAME, AG_N };
+ * a value v agrees when max(v) == -max(-v). The switches (f->sw) follow. */
+enum { AG_ERR, AG_AMODE, AG_NAMODE, AG_DIGEST, AG_NDIGEST, AG_POOL, AG_NPOOL, AG_NAME, AG_NNAME,
+       AG_SW, AG_NSW = AG_SW + FERRY_SW_COUNT, AG_N = AG_NSW + FERRY_SW_COUNT };
 
 /* FNV-1a of the file name, shortened so its negation is representable. */
 static int64_t name_hash(const char *s)
@@ -34,18 +35,24 @@ static int64_t name_hash(const char *s)
 /* *pool: the agreed shared-pointer pool state (file.h), -2 when the ranks'
  * states differ. */
 static int agree_open(ferry_file *f, int local_err, uint64_t digest, int *amode_differs,
-                      int *hints_differ, int64_t *pool, int *names_differ)
+                      int *hints_differ, int64_t *pool, int *names_differ, ferry_hint_warnings *w)
 {
     int64_t nh = name_hash(f->filename);
     int64_t d = (int64_t)(digest >> 2); /* keep -d representable */
     int64_t p = ferry_shfp_pool_state(f);
     int64_t v[AG_N] = {local_err, f->amode, -(int64_t)f->amode, d, -d, p, -p, nh, -nh};
+    ferry_switches_local(&f->sw);
+    for (int i = 0; i < FERRY_SW_COUNT; i++) {
+        v[AG_SW + i] = f->sw.v[i];
+        v[AG_NSW + i] = -f->sw.v[i];
+    }
     int64_t r[AG_N];
     MPI_Allreduce(v, r, AG_N, MPI_INT64_T, MPI_MAX, f->comm);
     *amode_differs = r[AG_AMODE] != -r[AG_NAMODE];
     *hints_differ = r[AG_DIGEST] != -r[AG_NDIGEST];
     *pool = r[AG_POOL] == -r[AG_NPOOL] ? r[AG_POOL] : -2;
     *names_differ = r[AG_NAME] != -r[AG_NNAME];
+    ferry_switches_settle(&f->sw, r + AG_SW, r + AG_NSW, w);
     return (int)r[AG_ERR];
 }
 
@@ -159,7 +166,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     int amode_differs = 0, hints_differ = 0, names_differ = 0;
     int64_t pool = 0;
     int agreed = agree_open(f, local, ferry_hints_digest(&f->hints), &amode_differs, &hints_differ, &pool,
-                            &names_differ);
+                            &names_differ, &w);
     if (agreed != MPI_SUCCESS || amode_differs) {
         int code = local_err != MPI_SUCCESS ? local_err
                  : local != MPI_SUCCESS ? ferry_err(local, why)
@@ -230,7 +237,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     }
     probe_fs(f);
     ferry_strategies.open(f);
-    if (ferry_env_hints_display() && f->rank == 0 && !quiet) {
+    if (f->sw.v[FERRY_SW_DISPLAY] && f->rank == 0 && !quiet) {
         ferry_hints_display(&f->hints, f->filename, stderr);
         char fs[256];
         ferry_fs_describe(&f->fs, fs, sizeof fs);
@@ -258,11 +265,11 @@ int ferry_file_close(ferry_file *f)
         f->fd.drv->remove(f->path);
     ferry_stats_phase(&f->stats, FERRY_PHASE_CLOSE, t0);
     ferry_trace_flush(f->stats.sys_write_bytes, f->stats.sys_writes);
-    if (ferry_stats_enabled()) {
+    if (f->sw.v[FERRY_SW_STATS] || f->sw.v[FERRY_SW_TIMERS] || f->sw.v[FERRY_SW_JSON]) {
         char hj[8192];
         if (ferry_hints_to_json(&f->hints, hj, sizeof hj) < 0)
             hj[0] = 0;
-        ferry_stats_report(&f->stats, f->comm, f->filename, hj[0] ? hj : NULL, ferry_nodes_count(f->comm));
+        ferry_stats_report(&f->stats, f->comm, f->filename, hj[0] ? hj : NULL, ferry_nodes_count(f->comm), &f->sw);
     }
     int code = maxcls == MPI_SUCCESS ? MPI_SUCCESS
              : err ? ferry_err_errno(err, f->filename)

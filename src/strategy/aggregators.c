@@ -163,13 +163,8 @@ int64_t ferry_domains_file(const ferry_domains *d, int agg, int64_t local, int64
 void ferry_aggs_display(const ferry_file *f, const ferry_aggs *a, const ferry_nodes *nodes,
                         const ferry_domains *d, const char *why)
 {
-    static int wanted = -1;
-    if (wanted < 0) {
-        const char *e = ferry_env_either("FERRY_AGGREGATOR_DISPLAY", "MPICH_MPIIO_AGGREGATOR_PLACEMENT_DISPLAY");
-        wanted = e && atoi(e) > 0;
-    }
     /* once per file and strategy: the placement of a repeated pattern repeats */
-    if (!wanted || f->rank != 0 || strstr(f->coll_shown, why))
+    if (!f->sw.v[FERRY_SW_AGGDISPLAY] || f->rank != 0 || strstr(f->coll_shown, why))
         return;
     strncat(((ferry_file *)f)->coll_shown, why, sizeof f->coll_shown - strlen(f->coll_shown) - 1);
     fprintf(stderr, "ferry: aggregators for \"%s\" (%s): %d of %d ranks on %d nodes\n", f->filename, why,

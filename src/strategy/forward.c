@@ -367,6 +367,7 @@ static fwd_chan *chan_create(ferry_file *f, const char **why)
     w->me = f->rank, w->size = f->size;
     c->collectors = f->hints.forward_collectors;
     c->assign = f->hints.forward_assign;
+    w->use_machine = f->sw.v[FERRY_SW_TOPOLOGY] != 0;
     pthread_mutex_init(&c->lock, NULL); /* before the thread can use it */
     MPI_Comm_dup(f->comm, &w->comm);
     int rc = ferry_fwd_plan(w, c->collectors, c->assign);

@@ -226,7 +226,7 @@ int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *run
     plan->round_bytes = b > 0 ? b : 1;
     plan->out = calloc((size_t)plan->d.n, sizeof *plan->out);
     int local = plan->out && cut(plan, x, runs) == 0 ? 0 : -1;
-    if (f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine()) {
+    if (f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine_agreed(&f->sw)) {
         double *mine = calloc((size_t)plan->d.n, sizeof *mine);
         for (int a = 0; mine && plan->out && a < plan->d.n; a++)
             for (int64_t i = 0; i < plan->out[a].n; i++)
@@ -239,7 +239,7 @@ int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *run
     }
     /* the exchange runs even after a local failure, so no rank waits forever;
      * every rank decides alike whether the last call's counts hold */
-    int topo = f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine();
+    int topo = f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine_agreed(&f->sw);
     int repeat = memo && memo->valid && pat->repeats && !topo && same_domains(&plan->d, memo, pat->shift);
     int ex;
     if (repeat) {
