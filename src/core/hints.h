@@ -154,6 +154,11 @@ static inline const char *ferry_env_either(const char *ferry_name, const char *o
     const char *v = getenv(ferry_name);
     return v ? v : getenv(other);
 }
+/* The rules between hints, after every source is applied (the end of
+ * ferry_hints_apply_env): romio_no_indep_rw=true turns collective
+ * buffering on (an independent or automatic read/write strategy becomes
+ * two-phase, romio_cb_read/_write report "enable"), as in ROMIO. */
+void ferry_hints_derive(ferry_hints *h);
 /* Applies a `key value` hints file (the FERRY_HINTS_FILE format). */
 void ferry_hints_apply_file(ferry_hints *h, const char *path, ferry_hint_warnings *w);
 /* The effective value of one hint as get_info reports it; returns 1 if the

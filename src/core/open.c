@@ -10,7 +10,6 @@
 #include "core/file.h"
 #include "core/nodes.h"
 #include "core/trace.h"
-#include "driver/faults.h"
 #include "core/strategies.h"
 
 #include <errno.h>
@@ -147,9 +146,6 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     }
     MPI_Comm_rank(f->comm, &f->rank);
     MPI_Comm_size(f->comm, &f->size);
-    int wrank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    ferry_fault_set_rank(wrank);
     const char *stripped;
     f->fd.drv = ferry_driver_for(f->filename, &stripped);
     f->path = f->filename + (stripped - f->filename);
@@ -163,6 +159,12 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
 
     const char *why = NULL;
     int local = local_err != MPI_SUCCESS ? ferry_err_class(local_err) : ferry_amode_check(amode, &why);
+    char nodrv[300];
+    if (local == MPI_SUCCESS && !f->fd.drv) {
+        snprintf(nodrv, sizeof nodrv, "no driver for the file system of %.200s%s", f->filename,
+                 f->path == f->filename ? " (ROMIO_FSTYPE_FORCE)" : "");
+        local = MPI_ERR_IO, why = nodrv;
+    }
     int amode_differs = 0, hints_differ = 0, names_differ = 0;
     int64_t pool = 0;
     int agreed = agree_open(f, local, ferry_hints_digest(&f->hints), &amode_differs, &hints_differ, &pool,
@@ -285,6 +287,8 @@ int ferry_file_delete(const char *filename, MPI_Info info)
     (void)info;
     const char *path;
     const ferry_driver *drv = ferry_driver_for(filename, &path);
+    if (!drv)
+        return ferry_err(MPI_ERR_IO, "no driver for the file system of the name's prefix");
     int err = drv->remove(path);
     return err ? ferry_err_errno(err, filename) : MPI_SUCCESS;
 }
