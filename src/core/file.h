@@ -60,6 +60,7 @@ typedef struct ferry_file {
     struct ferry_async *async; /* worker for nonblocking and split collectives (async.c), or NULL */
     char coll_shown[64];      /* strategies whose aggregator placement was displayed */
     ferry_switches sw;        /* the environment switches as the ranks agreed them at open */
+    int cb_nodes_used;        /* aggregators: the default choice at open, then the last two-phase call's */
     ferry_stats stats;
 } ferry_file;
 

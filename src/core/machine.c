@@ -102,11 +102,6 @@ const ferry_topo_machine *ferry_machine(void)
     return machine;
 }
 
-const ferry_topo_machine *ferry_machine_agreed(const ferry_switches *sw)
-{
-    return sw && sw->v[FERRY_SW_TOPOLOGY] ? ferry_machine() : NULL;
-}
-
 int ferry_machine_my_node(void)
 {
     pthread_once(&once, load);

@@ -16,14 +16,10 @@
 
 #include <mpi.h>
 
-#include "core/switches.h"
 #include "topology/topology.h"
 
 /* The model, or NULL when FERRY_TOPOLOGY is unset or invalid (warned once). */
 const ferry_topo_machine *ferry_machine(void);
-/* The model for a file's collective calls: ferry_machine() when the file's
- * ranks agreed on FERRY_TOPOLOGY at open (`sw`, core/switches.h), else NULL. */
-const ferry_topo_machine *ferry_machine_agreed(const ferry_switches *sw);
 /* This process's model node, or -1 (no model, or its host is not mapped). */
 int ferry_machine_my_node(void);
 /* 1 when nodes come from a host map (SPEC@MAP): real coordinates. */

@@ -88,6 +88,32 @@ int ferry_file_set_atomicity(ferry_file *f, int flag)
     return MPI_SUCCESS;
 }
 
+void ferry_file_hints_in_effect(const ferry_file *f, ferry_hints *out)
+{
+    *out = f->hints;
+    if (f->cb_nodes_used > 0 && out->cb_nodes != f->cb_nodes_used) {
+        char n[16];
+        snprintf(n, sizeof n, "%d", f->cb_nodes_used);
+        ferry_hints_set(out, "cb_nodes", n, NULL);
+    }
+    if (out->striping_factor > 0 && !ferry_fs_stripes(&f->fs))
+        ferry_hints_set(out, "striping_factor", "0", NULL);
+    if (out->direct_read)
+        ferry_hints_set(out, "direct_read", "false", NULL);
+    if (out->direct_write)
+        ferry_hints_set(out, "direct_write", "false", NULL);
+}
+
+int ferry_file_get_info(const ferry_file *f, MPI_Info *info)
+{
+    ferry_hints h;
+    ferry_file_hints_in_effect(f, &h);
+    int rc = ferry_hints_to_info(&h, info);
+    if (rc == MPI_SUCCESS && !ferry_fs_stripes(&f->fs))
+        MPI_Info_delete(*info, "striping_factor");
+    return rc;
+}
+
 int ferry_file_set_info(ferry_file *f, MPI_Info info)
 {
     ferry_hint_warnings w = {0};

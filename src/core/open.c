@@ -8,6 +8,7 @@
 #include "core/compat_env.h"
 #include "core/errors.h"
 #include "core/file.h"
+#include "core/manage.h"
 #include "core/nodes.h"
 #include "core/trace.h"
 #include "core/strategies.h"
@@ -119,6 +120,20 @@ static void probe_fs(ferry_file *f)
     if (f->hints.cache_coherent != FERRY_TRI_AUTO)
         ferry_fs_vouch_cache(&f->fs, f->hints.cache_coherent == FERRY_TRI_ENABLE);
     f->stats.fs = f->fs;
+}
+
+/* Hints ferry accepts but that have no effect on this file: said once at
+ * open (rank 0), and get_info reports them as they act. */
+static void warn_ignored(const ferry_file *f)
+{
+    if (f->rank != 0)
+        return;
+    if (f->hints.striping_factor > 0 && !ferry_fs_stripes(&f->fs))
+        fprintf(stderr, "ferry: warning: %s: hint striping_factor=%d ignored: %s does not stripe files\n",
+                f->filename, f->hints.striping_factor, f->fs.name[0] ? f->fs.name : "the file system");
+    if (f->hints.direct_read || f->hints.direct_write)
+        fprintf(stderr, "ferry: warning: %s: hint%s%s ignored: ferry does no O_DIRECT I/O (get_info says false)\n",
+                f->filename, f->hints.direct_read ? " direct_read" : "", f->hints.direct_write ? " direct_write" : "");
 }
 
 int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err, int quiet,
@@ -239,8 +254,12 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     }
     probe_fs(f);
     ferry_strategies.open(f);
+    if (!quiet)
+        warn_ignored(f);
     if (f->sw.v[FERRY_SW_DISPLAY] && f->rank == 0 && !quiet) {
-        ferry_hints_display(&f->hints, f->filename, stderr);
+        ferry_hints in_effect;
+        ferry_file_hints_in_effect(f, &in_effect);
+        ferry_hints_display(&in_effect, f->filename, stderr);
         char fs[256];
         ferry_fs_describe(&f->fs, fs, sizeof fs);
         fprintf(stderr, "  file system %s\n", fs);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/hints.h"
+#include "core/machine.h"
 
 typedef enum {
     FERRY_SW_STATS = 0,  /* level */
@@ -31,6 +32,13 @@ typedef enum {
 typedef struct ferry_switches {
     int64_t v[FERRY_SW_COUNT];
 } ferry_switches;
+
+/* The model for a file's collective calls: ferry_machine() when the file's
+ * ranks agreed on FERRY_TOPOLOGY at open, else NULL. */
+static inline const ferry_topo_machine *ferry_machine_agreed(const ferry_switches *sw)
+{
+    return sw && sw->v[FERRY_SW_TOPOLOGY] ? ferry_machine() : NULL;
+}
 
 /* This process's values (each >= 0 and below 2^62, so its negation fits). */
 void ferry_switches_local(ferry_switches *s);

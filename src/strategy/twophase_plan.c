@@ -217,6 +217,7 @@ int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *run
     int rc = ferry_aggs_choose(&f->hints, st.count, nodes, f->size, f->rank, &plan->aggs);
     if (rc != MPI_SUCCESS)
         return rc;
+    f->cb_nodes_used = plan->aggs.n; /* what cb_nodes reports (get_info) */
     ferry_domains_make(&plan->d, pat->lo, pat->hi, plan->aggs.n, st, MIN_DOMAIN);
     int64_t b = f->hints.cb_buffer_size;
     if (b > MAX_ROUND)
