@@ -11,6 +11,8 @@
 #include "core/manage.h"
 #include "core/nodes.h"
 #include "core/trace.h"
+#include "core/async.h"
+#include "core/finalize.h"
 #include "core/strategies.h"
 
 #include <errno.h>
@@ -136,6 +138,8 @@ static void warn_ignored(const ferry_file *f)
                 f->filename, f->hints.direct_read ? " direct_read" : "", f->hints.direct_write ? " direct_write" : "");
 }
 
+static void close_unclosed(void);
+
 int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err, int quiet,
                     ferry_file **out)
 {
@@ -252,6 +256,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
         file_free(f);
         return ferry_err(MPI_ERR_NO_MEM, "out of memory registering a file handle");
     }
+    ferry_at_finalize_first(close_unclosed);
     probe_fs(f);
     ferry_strategies.open(f);
     if (!quiet)
@@ -299,6 +304,37 @@ int ferry_file_close(ferry_file *f)
     f->magic = 0;
     file_free(f);
     return code;
+}
+
+/* Files left open at MPI_Finalize (erroneous, but it happens): ferry closes
+ * them there, before any of its caches goes, in the order each process
+ * opened them (opens are collective, so the ranks of every file meet its
+ * close in the same order). Their data is flushed as a close would, their
+ * statistics and JSON record are written, and rank 0 of each names the file
+ * in a warning. A close that fails is printed: no call is left to return it. */
+static void close_unclosed(void)
+{
+    ferry_file **v = NULL;
+    int n = ferry_handles_live(&v);
+    for (int i = 0; i < n; i++) {
+        ferry_file *f = v[i];
+        int rank = f->rank;
+        char name[512];
+        snprintf(name, sizeof name, "%s", f->filename);
+        if (rank == 0 && !f->stats.quiet)
+            fprintf(stderr, "ferry: warning: %s: not closed before MPI_Finalize; ferry closes it there\n", name);
+        ferry_async_drain(f);
+        ferry_async_stop(f);
+        int rc = ferry_file_close(f);
+        if (rc != MPI_SUCCESS) {
+            char text[MPI_MAX_ERROR_STRING];
+            int len = 0;
+            if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+                snprintf(text, sizeof text, "error %d", rc);
+            fprintf(stderr, "ferry: error: rank %d: closing \"%s\" at MPI_Finalize failed: %s\n", rank, name, text);
+        }
+    }
+    free(v);
 }
 
 int ferry_file_delete(const char *filename, MPI_Info info)

@@ -599,7 +599,9 @@ void ferry_forward_open(ferry_file *f)
             snprintf(w->why, sizeof w->why, "%s", r->why);
             w->write_on = f->hints.ind_write_strategy == FERRY_IND_FORWARD;
             w->read_on = f->hints.ind_read_strategy == FERRY_IND_FORWARD;
-            ferry_at_finalize(shut_all);
+            /* before the close of files left open (core/open.c), which must
+             * find no serving thread in MPI (MPICH) */
+            ferry_at_finalize_first(shut_all);
         }
     }
     e->f = f;
