@@ -23,7 +23,7 @@ static error_string_fn next_error_string(void)
     return next;
 }
 
-FERRY_BIND(int, MPI_Error_string, (int errorcode, char *string, int *resultlen))
+FERRY_BIND(int, MPI_Error_string, (int errorcode, char *string, int *resultlen), (errorcode, string, resultlen))
 {
     if (string && resultlen && ferry_err_text(errorcode, string, MPI_MAX_ERROR_STRING)) {
         *resultlen = (int)strlen(string);
