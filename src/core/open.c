@@ -269,8 +269,11 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
         ferry_fs_describe(&f->fs, fs, sizeof fs);
         fprintf(stderr, "  file system %s\n", fs);
     }
-    if (ferry_env_romio_print_hints() && f->rank == 0 && !quiet)
-        ferry_hints_print_romio(&f->hints, f->filename, stdout);
+    if (f->sw.v[FERRY_SW_ROMIO_PRINT] && f->rank == 0 && !quiet) {
+        ferry_hints in_effect;
+        ferry_file_hints_in_effect(f, &in_effect);
+        ferry_hints_print_romio(&in_effect, f->filename, stdout);
+    }
     ferry_stats_phase(&f->stats, FERRY_PHASE_OPEN, t0);
     *out = f;
     return MPI_SUCCESS;

@@ -1,5 +1,6 @@
 /* The environment switches and their agreement at open (switches.h). */
 #include "core/switches.h"
+#include "core/compat_env.h"
 #include "core/machine.h"
 #include "core/stats.h"
 
@@ -10,7 +11,7 @@
 
 static const char *const names[FERRY_SW_COUNT] = {
     "FERRY_STATS", "FERRY_TIMERS", "FERRY_STATS_JSON", "FERRY_HINTS_DISPLAY",
-    "FERRY_AGGREGATOR_DISPLAY", "FERRY_ASYNC", "FERRY_TOPOLOGY"};
+    "FERRY_AGGREGATOR_DISPLAY", "ROMIO_PRINT_HINTS", "FERRY_ASYNC", "FERRY_TOPOLOGY"};
 
 /* FNV-1a, cut to 62 bits: equal texts give equal values on every rank. */
 static int64_t digest(const char *s)
@@ -32,6 +33,7 @@ void ferry_switches_local(ferry_switches *s)
     s->v[FERRY_SW_DISPLAY] = ferry_env_hints_display();
     const char *a = ferry_env_either("FERRY_AGGREGATOR_DISPLAY", "MPICH_MPIIO_AGGREGATOR_PLACEMENT_DISPLAY");
     s->v[FERRY_SW_AGGDISPLAY] = a && atoi(a) > 0;
+    s->v[FERRY_SW_ROMIO_PRINT] = ferry_env_romio_print_hints();
     /* opt-in: on Open MPI 4.1 a thread blocked in MPI_Wait starves the
      * worker's collectives (docs/collective.md) */
     const char *e = getenv("FERRY_ASYNC");

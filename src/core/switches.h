@@ -1,9 +1,9 @@
 /*
  * The environment switches that decide whether a collective step runs:
  * FERRY_STATS, FERRY_TIMERS and FERRY_STATS_JSON (the report at close, with
- * Cray's MPICH_MPIIO_STATS and _TIMERS), FERRY_HINTS_DISPLAY and
- * FERRY_AGGREGATOR_DISPLAY (what rank 0 prints), FERRY_ASYNC (the worker
- * that runs nonblocking collectives) and FERRY_TOPOLOGY (the machine model
+ * Cray's MPICH_MPIIO_STATS and _TIMERS), FERRY_HINTS_DISPLAY,
+ * FERRY_AGGREGATOR_DISPLAY and ROMIO_PRINT_HINTS (what rank 0 prints),
+ * FERRY_ASYNC (the worker that runs nonblocking collectives) and FERRY_TOPOLOGY (the machine model
  * that places aggregators and forwarders). Each process reads its own
  * environment, and a launch may give ranks different values (an MPMD launch
  * with one value per app context), so every open agrees them over the
@@ -19,13 +19,14 @@
 #include "core/machine.h"
 
 typedef enum {
-    FERRY_SW_STATS = 0,  /* level */
-    FERRY_SW_TIMERS,     /* level */
-    FERRY_SW_JSON,       /* 1 when a path is set */
-    FERRY_SW_DISPLAY,    /* hints display */
-    FERRY_SW_AGGDISPLAY, /* aggregator display */
-    FERRY_SW_ASYNC,      /* 1 when asked for and MPI runs at MPI_THREAD_MULTIPLE */
-    FERRY_SW_TOPOLOGY,   /* a digest of the model's spec, 0 when there is none */
+    FERRY_SW_STATS = 0,   /* level */
+    FERRY_SW_TIMERS,      /* level */
+    FERRY_SW_JSON,        /* 1 when a path is set */
+    FERRY_SW_DISPLAY,     /* hints display */
+    FERRY_SW_AGGDISPLAY,  /* aggregator display */
+    FERRY_SW_ROMIO_PRINT, /* ROMIO_PRINT_HINTS */
+    FERRY_SW_ASYNC,       /* 1 when asked for and MPI runs at MPI_THREAD_MULTIPLE */
+    FERRY_SW_TOPOLOGY,    /* a digest of the model's spec, 0 when there is none */
     FERRY_SW_COUNT
 } ferry_switch;
 
