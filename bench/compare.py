@@ -24,7 +24,7 @@ assumed. Bandwidth counts open, I/O and close, as IOR does.
 When the emulated cluster (scripts/cluster.sh, docs/cluster.md) is up, its
 sharded volume (--cluster-volume dist: the plain one) joins as
 `cluster:/mnt/ferry-cluster/shard`: the ranks run
-across its nodes (Open MPI 2 per node, MPICH 1 per node), each node through
+across its nodes (2 per node, both builds), each node through
 its own GlusterFS client, and ferry finds the nodes itself. There each
 experiment also says what limited it: the busiest link's use of its rate in
 its busiest second, the host's CPU use over the experiment, and how much of
@@ -150,12 +150,10 @@ class Build:
             cfgs += [("romio", "native", None)]
         return cfgs + [(f"ferry-{s}", "ferry", s) for s in STRATEGIES]
 
-    def ranks_on(self, fs, cluster_nodes):
-        """On the cluster: Open MPI as many ranks as asked (2 per node by
-        default), MPICH one per node (docs/cluster.md: its finalize hang)."""
-        if not fs.startswith(CLUSTER_PREFIX):
-            return self.ranks
-        return self.ranks if self.flavor == "openmpi" else cluster_nodes
+    def ranks_on(self, fs, cluster_slots):
+        """On the cluster: a rank on each of its slots (4 nodes of 2), both
+        builds (MPICH on its 5.0.2 runtime there, docs/cluster.md)."""
+        return cluster_slots if fs.startswith(CLUSTER_PREFIX) else self.ranks
 
     def command(self, cfg, exps, workdir, rpn, cluster_ranks=0):
         """One launch of a configuration: an unmeasured warm-up, then every
@@ -172,7 +170,6 @@ class Build:
                     cmd += ["--mca", "io", detail]
                 setenv = lambda k, v: ["-x", f"{k}={v}"]
             else:
-                cmd += ["-ppn", "1"]
                 setenv = lambda k, v: ["-genv", k, v]
             rpn = 0
         elif self.flavor == "openmpi":
@@ -478,7 +475,7 @@ def testbed_fs(profile):
 def cluster_fs(profile, volume):
     """The emulated cluster's sharded volume when scripts/cluster.sh says the
     cluster is up (make demo and make bench start it); one line and nothing
-    when not. Returns ([fs], compute nodes)."""
+    when not. Returns ([fs], its MPI slots: nodes x ranks per node)."""
     if profile == "tiny":
         return [], 0
     try:
@@ -493,7 +490,7 @@ def cluster_fs(profile, volume):
         why = (st.stdout.strip().splitlines() or ["scripts/cluster.sh status failed"])[-1]
         print(f"compare: cluster skipped (not up: {why})", file=sys.stderr)
         return [], 0
-    return [CLUSTER_PREFIX + e[key]], int(e.get("FERRY_CLUSTER_NODES", 4))
+    return [CLUSTER_PREFIX + e[key]], int(e.get("FERRY_CLUSTER_NODES", 4)) * int(e.get("FERRY_CLUSTER_SLOTS", 2))
 
 
 def cluster_exec(*cmd):
@@ -649,7 +646,7 @@ def main():
     rounds = a.rounds or P["rounds"]
     if rounds < 3:
         sys.exit("compare: at least 3 rounds: a median of fewer says little")
-    cfs, cluster_nodes = ([], 0) if a.no_cluster or (a.fs and not a.cluster_only) else cluster_fs(profile, a.cluster_volume)
+    cfs, cluster_slots = ([], 0) if a.no_cluster or (a.fs and not a.cluster_only) else cluster_fs(profile, a.cluster_volume)
     if a.cluster_only:
         fs_list = cfs
         if not fs_list:
@@ -719,7 +716,7 @@ def main():
     try:
         for b, fs, rnd, cfg, bexps in plan:
             on_cluster = fs.startswith(CLUSTER_PREFIX)
-            ranks = b.ranks_on(fs, cluster_nodes)
+            ranks = b.ranks_on(fs, cluster_slots)
             prog.show(f"{b.name} {ranks} ranks {fs} {cfg[0]} (round {rnd + 1}/{rounds}): "
                       + " ".join(e.name for e in bexps))
             cmd = b.command(cfg, bexps, workdirs[fs], pfs_ranks_per_node(fs, b.ranks, a.ranks_per_node),
@@ -765,7 +762,7 @@ def main():
     result = {"tool": "bench/compare.py", "schema": 1, "profile": profile, "command": command,
               "machine": mach, "rounds": rounds, "notes": notes,
               "builds": [{"name": b.name, "dir": os.path.relpath(b.path, ROOT), "ranks": b.ranks,
-                          "cluster_ranks": b.ranks_on(CLUSTER_PREFIX, cluster_nodes) if cluster_nodes else None,
+                          "cluster_ranks": b.ranks_on(CLUSTER_PREFIX, cluster_slots) if cluster_slots else None,
                           "mpi": mpi_of.get(b.name, "")} for b in builds],
               "summary": [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows],
               "runs": runs}

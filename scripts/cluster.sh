@@ -44,6 +44,8 @@ AGENT=$here/cluster-agent.sh
 say() { echo "cluster: $*"; }
 # shellcheck source=scripts/gluster.sh
 . "$here/gluster.sh"
+# shellcheck source=scripts/mpich-runtime.sh
+. "$here/mpich-runtime.sh"
 
 # The configuration of the running cluster (written by up) under the
 # caller's variables.
@@ -169,12 +171,19 @@ make_link() {
     run_in "$n" ip link set eth0 up || { say "cannot link $n to the switch"; return 1; }
 }
 
+# hydra's hostfile: SLOTS ranks per node (a cluster brought up by an older
+# cluster.sh has none yet; mpirun writes it then, whole or not at all)
+hydra_hosts() {
+  local n tmp; tmp=$(mktemp "$STATE/.hosts.XXXXXX") || return 1
+  for n in $(compute_nodes); do echo "$n:$SLOTS"; done >"$tmp" && mv -f "$tmp" "$STATE/hostfile.hydra"
+}
+
 write_files() {
   local n
   { echo "127.0.0.1 localhost"
     for n in $(compute_nodes) $(storage_nodes); do echo "$(addr_of "$n") $n"; done; } >"$STATE/hosts"
   for n in $(compute_nodes); do echo "$n slots=$SLOTS"; done >"$STATE/hostfile.openmpi"
-  for n in $(compute_nodes); do echo "$n:1"; done >"$STATE/hostfile.mpich"
+  hydra_hosts
   cat >"$STATE/config" <<EOF
 C_NODES=$NODES
 C_STORAGE=$NSTORAGE
@@ -382,12 +391,24 @@ mpirun() {
         OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
       exec_in node1 mpiexec.openmpi "$@" ;;
     mpich)
-      # one rank per node by default: Debian's MPICH 4.0.2 over UCX's TCP
-      # transport can hang in MPI_Finalize, the more often the more ranks
-      # share a node (docs/cluster.md)
-      export HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=$AGENT HYDRA_HOST_FILE=$STATE/hostfile.mpich HYDRA_IFACE=eth0
+      # MPICH 5.0.2's hydra and library (scripts/mpich-runtime.sh): Debian's
+      # 4.0.2 hangs in MPI_Finalize across nodes (docs/cluster.md). The
+      # same binaries run on it; the library reaches every rank through
+      # LD_LIBRARY_PATH, forwarded like the netmod (ofi over TCP).
+      [ -f "$STATE/hostfile.hydra" ] || hydra_hosts
+      export HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=$AGENT HYDRA_HOST_FILE=$STATE/hostfile.hydra HYDRA_IFACE=eth0
+      local mpiexec=mpiexec.mpich
+      if mpich_rt_present; then
+        mpiexec=$MPICH_RT_MPIEXEC
+        export LD_LIBRARY_PATH=$MPICH_RT_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        export MPIR_CVAR_CH4_NETMOD=${MPIR_CVAR_CH4_NETMOD:-ofi} FI_PROVIDER=${FI_PROVIDER:-tcp}
+        set -- -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" -genv MPIR_CVAR_CH4_NETMOD "$MPIR_CVAR_CH4_NETMOD" \
+          -genv FI_PROVIDER "$FI_PROVIDER" "$@"
+      else
+        say "MPICH $MPICH_RT_VERSION is not at $MPICH_RT (scripts/deps.sh installs it): Debian's MPICH, which can hang in MPI_Finalize across nodes"
+      fi
       export UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0} UCX_TLS=${UCX_TLS:-tcp,self}
-      exec_in node1 mpiexec.mpich "$@" ;;
+      exec_in node1 "$mpiexec" "$@" ;;
     *) echo "usage: cluster.sh mpirun openmpi|mpich [launcher args] PROG [ARGS...]" >&2; exit 2 ;;
   esac
 }
