@@ -224,53 +224,72 @@ def run_env():
 
 
 def cluster_sample():
-    """(time, {node: (rate bits/s, bytes from, bytes to)}, {pid: cpu ticks}
-    of the cluster's processes, host cpu busy jiffies, host cpu total
-    jiffies): the switch's counters and the cluster's processes (cluster.sh
-    counters), and the host's /proc/stat. The time is the middle of the
-    reading (it takes a few tenths of a second)."""
-    links, ticks = {}, {}
+    """What the cluster and the host used so far (parse_counters), with the
+    host's busy and total jiffies ("busy", "total", /proc/stat)."""
     t0 = time.time()
     try:
         out = subprocess.run(["bash", CLUSTER_SH, "counters"], capture_output=True, text=True, timeout=60).stdout
-        for line in out.splitlines():
-            f = line.split()
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    return dict(host_sample(), **parse_counters(out, (t0 + time.time()) / 2))
+
+
+def parse_counters(out, mid):
+    """cluster.sh counters' lines as a dict: "links" {node: (rate bits/s,
+    bytes from, bytes to)} read at time "t", "ticks" {pid: cpu ticks} of the
+    cluster's processes read at "t_cpu". cluster.sh says when it read each;
+    where it does not, `mid` (the middle of the reading) stands in."""
+    links, ticks, at = {}, {}, {}
+    for line in out.splitlines():
+        f = line.split()
+        try:
             if len(f) == 5 and f[0] == "link":
                 links[f[1]] = (int(f[2]), int(f[3]), int(f[4]))
             elif len(f) == 3 and f[0] == "cpu":
                 ticks[f[1]] = int(f[2])
-    except (OSError, subprocess.SubprocessError, ValueError):
-        pass
+            elif len(f) >= 3 and f[0] == "time":
+                at[f[1]] = sum(float(x) for x in f[2:]) / len(f[2:])
+        except ValueError:
+            continue
+    return {"t": at.get("links", mid), "links": links, "t_cpu": at.get("cpu", mid), "ticks": ticks}
+
+
+def host_sample():
+    """The host's busy (all but idle and iowait) and total jiffies."""
     with open("/proc/stat") as f:
         cpu = [int(x) for x in f.readline().split()[1:]]
-    idle = cpu[3] + (cpu[4] if len(cpu) > 4 else 0)  # idle + iowait
-    return (t0 + time.time()) / 2, links, ticks, sum(cpu) - idle, sum(cpu)
+    idle = cpu[3] + (cpu[4] if len(cpu) > 4 else 0)
+    return {"busy": sum(cpu) - idle, "total": sum(cpu)}
 
 
-def limits_between(a, b):
+def limits_between(a, b, clk_tck=None, cores=None):
     """What a window between two samples used: the busiest link's share of
     its rate (either direction) and which link; the host's CPU busy share,
     and the cluster's own processes' share of the host's cores (a process
-    that ended inside the window is not counted)."""
-    dt = b[0] - a[0]
+    that ended inside the window is not counted; one that started inside it
+    counts from zero)."""
+    clk_tck = clk_tck or os.sysconf("SC_CLK_TCK")
+    cores = cores or os.cpu_count() or 1
+    dt = b["t"] - a["t"]
     best, where = 0.0, None
-    for node, (rate, frm, to) in b[1].items():
-        if node not in a[1] or not rate or dt <= 0:
+    for node, (rate, frm, to) in b["links"].items():
+        if node not in a["links"] or not rate or dt <= 0:
             continue
-        moved = max(frm - a[1][node][1], to - a[1][node][2])
+        moved = max(frm - a["links"][node][1], to - a["links"][node][2])
         u = moved * 8 / (rate * dt)
         if u > best:
             best, where = u, node
-    total = b[4] - a[4]
+    total = b["total"] - a["total"]
     own = None
-    if b[2] and dt > 0:
-        used = sum(max(0, t - a[2].get(pid, 0)) for pid, t in b[2].items())
-        own = round(used / (os.sysconf("SC_CLK_TCK") * dt * (os.cpu_count() or 1)), 3)
+    dtc = b["t_cpu"] - a["t_cpu"]
+    if b["ticks"] and dtc > 0:
+        used = sum(max(0, t - a["ticks"].get(pid, 0)) for pid, t in b["ticks"].items())
+        own = round(used / (clk_tck * dtc * cores), 3)
     return {"link_use": round(best, 3), "link": where,
-            "cpu_busy": round((b[3] - a[3]) / total, 3) if total else None, "cpu_cluster": own}
+            "cpu_busy": round((b["busy"] - a["busy"]) / total, 3) if total else None, "cpu_cluster": own}
 
 
-def window_limits(samples, span=1.0):
+def window_limits(samples, span=1.0, **kw):
     """What the samples of one record's window say: the busiest link's use
     in its busiest stretch of at least `span` seconds (the I/O phases are only
     part of a window: open, close and the verification share it), and the
@@ -279,13 +298,13 @@ def window_limits(samples, span=1.0):
         return None
     peak, i = None, 0
     for j in range(1, len(samples)):
-        while j - i > 1 and samples[j][0] - samples[i + 1][0] >= span:
+        while j - i > 1 and samples[j]["t"] - samples[i + 1]["t"] >= span:
             i += 1
-        if samples[j][0] - samples[i][0] >= span or (i == 0 and j == len(samples) - 1):
-            x = limits_between(samples[i], samples[j])
+        if samples[j]["t"] - samples[i]["t"] >= span or (i == 0 and j == len(samples) - 1):
+            x = limits_between(samples[i], samples[j], **kw)
             if peak is None or x["link_use"] > peak["link_use"]:
                 peak = x
-    whole = limits_between(samples[0], samples[-1])
+    whole = limits_between(samples[0], samples[-1], **kw)
     return dict(whole, link_use=peak["link_use"], link=peak["link"])
 
 

@@ -342,6 +342,9 @@ env_out() {
 # `link NODE RATE_BITS BYTES_FROM_NODE BYTES_TO_NODE` (rate 0: no limit), and
 # `cpu PID TICKS` for every process in the cluster's namespaces (utime +
 # stime in clock ticks), so that other jobs on the host do not count.
+# `time links T` and `time cpu T0 T1` say when (seconds since the epoch)
+# each was read: on a busy host the whole reading takes up to seconds, and a
+# rate over a window of one second needs the moment of the link reading.
 counters() {
   need_up switch
   local n bits counts nss=()
@@ -350,14 +353,17 @@ counters() {
     $1 == "RX:" { getline; rx[dev] = $1 }
     $1 == "TX:" { getline; tx[dev] = $1 }
     END { for (d in rx) print d, rx[d], tx[d] }')
+  echo "time links $EPOCHREALTIME"
   for n in $(storage_nodes) $(compute_nodes); do
     bits=0; [ "$(rate_of "$n")" = none ] || bits=$(rate_bits "$(rate_of "$n")")
     echo "link $n $bits $(awk -v d="p-$n" '$1 == d {print $2, $3}' <<<"$counts")"
     nss+=("$(cat "$STATE/$n.ns")")
   done
   # fields 14 and 15 of stat, counted after the command name's parenthesis
+  local t0=$EPOCHREALTIME
   ns_pids "${nss[@]}" | awk '{ f = "/proc/" $1 "/stat"; if ((getline l < f) > 0) {
       sub(/.*\) /, "", l); split(l, x, " "); print "cpu", $1, x[12] + x[13] } close(f) }'
+  echo "time cpu $t0 $EPOCHREALTIME"
 }
 
 need_up() { alive "$1" || { say "skipped: $1 is not up (scripts/cluster.sh up)"; exit $SKIP; }; }
