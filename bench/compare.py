@@ -5,6 +5,7 @@ POSIX limit, native MPI-IO and ferry (each collective strategy, and auto).
     bench/compare.py --quick            # make demo: a few minutes
     bench/compare.py --full             # make bench: as long as it needs
     bench/compare.py --tiny --builds build/openmpi   # the test of this driver
+    bench/compare.py --cluster          # on the emulated cluster only, sizes for its links
     bench/compare.py --quick --aggregators 4         # two-phase against two-phase:
         # ferry-twophase on 4 virtual nodes (cb_nodes=4) against ROMIO two-phase
         # forced on and OMPIO, each with 4 aggregators and the same buffer
@@ -23,13 +24,13 @@ assumed. Bandwidth counts open, I/O and close, as IOR does.
 
 When the emulated cluster (scripts/cluster.sh, docs/cluster.md) is up, its
 sharded volume (--cluster-volume dist: the plain one) joins as
-`cluster:/mnt/ferry-cluster/shard`: the ranks run
-across its nodes (2 per node, both builds), each node through
-its own GlusterFS client, and ferry finds the nodes itself. There each
-experiment also says what limited it: the busiest link's use of its rate in
-its busiest second, the host's CPU use over the experiment, and how much of
-it the cluster's own processes took (cluster.sh counters and /proc/stat,
-read every second and as each record arrives).
+`cluster:/mnt/ferry-cluster/shard` (--cluster: only it, at sizes for its
+links): the ranks run across its nodes (2 per node, both builds), each node
+through its own GlusterFS client, and ferry finds the nodes itself. There
+each experiment also says what limited it: the busiest link's use of its
+rate in its busiest stretch of a second or more, the host's CPU use over the
+experiment, and how much of it the cluster's own processes took (cluster.sh
+counters and /proc/stat, read every half second and as each record arrives).
 """
 import argparse
 import datetime
@@ -66,10 +67,14 @@ class Exp:
         self.name, self.pattern, self.args = name, pattern, [str(a) for a in args]
         self.per_rank, self.xfer = per_rank, xfer
 
-    def limit_args(self, ranks):
+    def limit_args(self, ranks, shift=0):
+        """With shift, each rank reads back the file of rank+shift: on the
+        cluster the ranks of a node, so that no read comes from what its own
+        node's client cached while writing (it would count the page cache,
+        hundreds of MiB/s, not the network)."""
         b = self.per_rank(ranks)
         t = min(self.xfer or MiB, b)  # ior: the same transfers; others: 1 MiB calls
-        return ["-a", "posix", "-F", "-t", t, "-b", b, "-s", 1]
+        return ["-a", "posix", "-F", "-t", t, "-b", b, "-s", 1] + (["-C", "-Q", shift] if shift else [])
 
 
 def ior(xfer, block, segments):
@@ -109,14 +114,24 @@ PROFILES = {
                  exps=lambda: [ior(8 * KiB, 1 * MiB, 4), ior(64 * KiB, 4 * MiB, 4), ior(1 * MiB, 8 * MiB, 2),
                                ior(4 * MiB, 8 * MiB, 2), hacc(500000), hacc(500000, "pervar"),
                                tile(1024, 1024, 16), btio(64, 8), flash(80)]),
+    # the emulated cluster (make demo: two patterns, make bench: all): every
+    # pattern of --full, each moving 13-32 MiB, which 4 links of 50 Mbit/s
+    # into a storage node's 200 Mbit/s carry in 1-3 s a phase (measured:
+    # docs/cluster.md); only the cluster's volume
+    "cluster": dict(rounds=3, fs=[],
+                    exps=lambda: [ior(8 * KiB, 512 * KiB, 4), ior(64 * KiB, 1 * MiB, 4), ior(1 * MiB, 2 * MiB, 2),
+                                  ior(4 * MiB, 4 * MiB, 1), hacc(50000), hacc(50000, "pervar"),
+                                  tile(512, 512, 8), btio(48, 6), flash(16)]),
 }
 
 
 class Build:
     """A ferry build directory: its MPI flavour, launcher, ferry-bench, libferry."""
 
-    def __init__(self, path, ranks_by_flavor, aggregators=0, cb_buffer=16 * MiB, romio_hints=None):
+    def __init__(self, path, ranks_by_flavor, aggregators=0, cb_buffer=16 * MiB, romio_hints=None,
+                 strategies=STRATEGIES):
         self.path = os.path.abspath(path)
+        self.strategies = strategies
         # --aggregators: two-phase against two-phase, same aggregator count and buffer
         self.aggs, self.cb, self.romio_hints = aggregators, cb_buffer, romio_hints
         cache = {}
@@ -148,14 +163,14 @@ class Build:
             cfgs += [("ompio", "native", "ompio"), ("romio321", "native", "romio321")]
         else:
             cfgs += [("romio", "native", None)]
-        return cfgs + [(f"ferry-{s}", "ferry", s) for s in STRATEGIES]
+        return cfgs + [(f"ferry-{s}", "ferry", s) for s in self.strategies]
 
     def ranks_on(self, fs, cluster_slots):
         """On the cluster: a rank on each of its slots (4 nodes of 2), both
         builds (MPICH on its 5.0.2 runtime there, docs/cluster.md)."""
         return cluster_slots if fs.startswith(CLUSTER_PREFIX) else self.ranks
 
-    def command(self, cfg, exps, workdir, rpn, cluster_ranks=0):
+    def command(self, cfg, exps, workdir, rpn, cluster_ranks=0, cluster_ppn=0):
         """One launch of a configuration: an unmeasured warm-up, then every
         experiment in turn (ferry-bench --then), so MPI starts once per round.
         With cluster_ranks, across the emulated cluster's nodes."""
@@ -202,7 +217,7 @@ class Build:
         cmd += [self.bench, "ior"] + warm + ["-t", "64k", "-b", "256k", "-o", os.path.join(workdir, "warmup.dat"),
                                              "--json", "--label", "warmup"]
         for e in exps:
-            pattern, args = (("ior", e.limit_args(ranks)) if kind == "limit" else (e.pattern, e.args))
+            pattern, args = (("ior", e.limit_args(ranks, cluster_ppn)) if kind == "limit" else (e.pattern, e.args))
             cmd += ["--then", pattern] + [str(a) for a in args] + \
                 ["-o", os.path.join(workdir, f"{e.name}.dat"), "--json", "--label", f"{name}|{e.name}"]
         return cmd
@@ -308,7 +323,7 @@ def window_limits(samples, span=1.0, **kw):
     return dict(whole, link_use=peak["link_use"], link=peak["link"])
 
 
-def launch(cmd, env, timeout, sample=None, every=1.0):
+def launch(cmd, env, timeout, sample=None, every=0.5):
     """Run one job; returns (status, json records, stderr). Kills the whole
     process group of the launcher on timeout. With sample (a function), a
     thread samples every `every` seconds and as each record arrives, and
@@ -365,7 +380,11 @@ class Progress:
     def show(self, what):
         self.done += 1
         el = int(time.time() - self.t0)
-        line = f"[{self.done:4d}/{self.total} {el // 60:d}m{el % 60:02d}s] {what}"
+        left = ""
+        if self.done > 1:  # launches so far say how long the rest takes
+            rest = int(el / (self.done - 1) * (self.total - self.done + 1))
+            left = f", ~{rest // 60:d}m{rest % 60:02d}s left"
+        line = f"[{self.done:4d}/{self.total} {el // 60:d}m{el % 60:02d}s{left}] {what}"
         if self.tty:
             sys.stderr.write("\r\033[K" + line[: shutil.get_terminal_size().columns - 1])
         else:
@@ -494,22 +513,22 @@ def testbed_fs(profile):
 def cluster_fs(profile, volume):
     """The emulated cluster's sharded volume when scripts/cluster.sh says the
     cluster is up (make demo and make bench start it); one line and nothing
-    when not. Returns ([fs], its MPI slots: nodes x ranks per node)."""
+    when not. Returns ([fs], compute nodes, MPI slots per node)."""
     if profile == "tiny":
-        return [], 0
+        return [], 0, 0
     try:
         st = subprocess.run(["bash", CLUSTER_SH, "status"], capture_output=True, text=True, timeout=120)
         ev = subprocess.run(["bash", CLUSTER_SH, "env"], capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.SubprocessError) as ex:
         print(f"compare: cluster skipped: {ex}", file=sys.stderr)
-        return [], 0
+        return [], 0, 0
     e = dict(l.split("=", 1) for l in ev.stdout.split() if "=" in l)
     key = "FERRY_CLUSTER_" + volume.upper()
     if st.returncode != 0 or key not in e:
         why = (st.stdout.strip().splitlines() or ["scripts/cluster.sh status failed"])[-1]
         print(f"compare: cluster skipped (not up: {why})", file=sys.stderr)
-        return [], 0
-    return [CLUSTER_PREFIX + e[key]], int(e.get("FERRY_CLUSTER_NODES", 4)) * int(e.get("FERRY_CLUSTER_SLOTS", 2))
+        return [], 0, 0
+    return [CLUSTER_PREFIX + e[key]], int(e.get("FERRY_CLUSTER_NODES", 4)), int(e.get("FERRY_CLUSTER_SLOTS", 2))
 
 
 def cluster_exec(*cmd):
@@ -637,6 +656,8 @@ def main():
     ap.add_argument("--rounds", type=int, help="rounds per configuration (at least 3; default per profile)")
     ap.add_argument("--fs", help="comma-separated directories for the test files (default per profile)")
     ap.add_argument("--only", help="comma-separated experiment names to run (e.g. ior-64k,tile)")
+    ap.add_argument("--strategies", default=",".join(STRATEGIES),
+                    help="comma-separated ferry strategies to run (default: all of them)")
     ap.add_argument("--ompi-ranks", type=int, default=8)
     ap.add_argument("--mpich-ranks", type=int, default=2)
     ap.add_argument("--ranks-per-node", type=int, default=0,
@@ -662,10 +683,16 @@ def main():
     a = ap.parse_args()
     profile = a.profile or "quick"
     P = PROFILES[profile]
+    a.cluster_only = a.cluster_only or profile == "cluster"
+    strategies = a.strategies.split(",")
+    if not set(strategies) <= set(STRATEGIES):
+        sys.exit(f"compare: --strategies takes some of {','.join(STRATEGIES)}")
     rounds = a.rounds or P["rounds"]
     if rounds < 3:
         sys.exit("compare: at least 3 rounds: a median of fewer says little")
-    cfs, cluster_slots = ([], 0) if a.no_cluster or (a.fs and not a.cluster_only) else cluster_fs(profile, a.cluster_volume)
+    cfs, cl_nodes, cl_ppn = (([], 0, 0) if a.no_cluster or (a.fs and not a.cluster_only)
+                             else cluster_fs(profile, a.cluster_volume))
+    cluster_slots = cl_nodes * cl_ppn
     if a.cluster_only:
         fs_list = cfs
         if not fs_list:
@@ -689,7 +716,7 @@ def main():
             f.write(f"romio_cb_write enable\nromio_cb_read enable\ncb_nodes {a.aggregators}\n"
                     f"cb_buffer_size {a.cb_buffer_size}\ncb_config_list *:*\n")
     builds = [Build(b, {"openmpi": a.ompi_ranks, "mpich": a.mpich_ranks}, a.aggregators, a.cb_buffer_size,
-                    romio_hints) for b in a.builds.split(",") if b]
+                    romio_hints, strategies) for b in a.builds.split(",") if b]
     for b in builds:
         if a.aggregators and b.ranks % a.aggregators:
             sys.exit(f"compare: {b.name}: {b.ranks} ranks do not split into {a.aggregators} equal virtual nodes")
@@ -739,7 +766,7 @@ def main():
             prog.show(f"{b.name} {ranks} ranks {fs} {cfg[0]} (round {rnd + 1}/{rounds}): "
                       + " ".join(e.name for e in bexps))
             cmd = b.command(cfg, bexps, workdirs[fs], pfs_ranks_per_node(fs, b.ranks, a.ranks_per_node),
-                            ranks if on_cluster else 0)
+                            ranks if on_cluster else 0, cl_ppn if on_cluster else 0)
             t0 = time.time()
             status, recs, err = launch(cmd, env, min(a.timeout, a.cluster_timeout) if on_cluster else a.timeout,
                                        cluster_sample if on_cluster else None)
