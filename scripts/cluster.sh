@@ -343,27 +343,31 @@ env_out() {
 # `cpu PID TICKS` for every process in the cluster's namespaces (utime +
 # stime in clock ticks), so that other jobs on the host do not count.
 # `time links T` and `time cpu T0 T1` say when (seconds since the epoch)
-# each was read: on a busy host the whole reading takes up to seconds, and a
-# rate over a window of one second needs the moment of the link reading.
+# each was read. compare.py reads them every half second while a benchmark
+# runs, on a host whose cores other jobs keep busy: the links come from the
+# switch's /proc/PID/net/dev with shell builtins only (a reading through
+# nsenter and ip took 0.3-1.4 s at load 25), and one pass over /proc finds the
+# processes.
 counters() {
   need_up switch
-  local n bits counts nss=()
-  counts=$(run_in switch ip -s link show type veth | awk '
-    /^[0-9]+: / { split($2, a, "@"); dev = a[1] }
-    $1 == "RX:" { getline; rx[dev] = $1 }
-    $1 == "TX:" { getline; tx[dev] = $1 }
-    END { for (d in rx) print d, rx[d], tx[d] }')
-  echo "time links $EPOCHREALTIME"
+  local n dev rx tx rest bits ns nss=() t
+  declare -A from to
+  while read -r dev rx _ _ _ _ _ _ _ tx rest; do
+    dev=${dev%:}
+    [[ $dev == p-* ]] && { from[${dev#p-}]=$rx; to[${dev#p-}]=$tx; }
+  done <"/proc/$(pid_of switch)/net/dev"
+  t=$EPOCHREALTIME
   for n in $(storage_nodes) $(compute_nodes); do
     bits=0; [ "$(rate_of "$n")" = none ] || bits=$(rate_bits "$(rate_of "$n")")
-    echo "link $n $bits $(awk -v d="p-$n" '$1 == d {print $2, $3}' <<<"$counts")"
-    nss+=("$(cat "$STATE/$n.ns")")
+    echo "link $n $bits ${from[$n]:-0} ${to[$n]:-0}"
+    read -r ns <"$STATE/$n.ns" && nss+=("$ns")
   done
+  echo "time links $t"
   # fields 14 and 15 of stat, counted after the command name's parenthesis
-  local t0=$EPOCHREALTIME
+  t=$EPOCHREALTIME
   ns_pids "${nss[@]}" | awk '{ f = "/proc/" $1 "/stat"; if ((getline l < f) > 0) {
       sub(/.*\) /, "", l); split(l, x, " "); print "cpu", $1, x[12] + x[13] } close(f) }'
-  echo "time cpu $t0 $EPOCHREALTIME"
+  echo "time cpu $t $EPOCHREALTIME"
 }
 
 need_up() { alive "$1" || { say "skipped: $1 is not up (scripts/cluster.sh up)"; exit $SKIP; }; }
