@@ -115,13 +115,13 @@ PROFILES = {
                                ior(4 * MiB, 8 * MiB, 2), hacc(500000), hacc(500000, "pervar"),
                                tile(1024, 1024, 16), btio(64, 8), flash(80)]),
     # the emulated cluster (make demo: two patterns, make bench: all): every
-    # pattern of --full, each moving 13-32 MiB, which 4 links of 50 Mbit/s
+    # pattern of --full, each moving 12-32 MiB, which 4 links of 50 Mbit/s
     # into a storage node's 200 Mbit/s carry in 1-3 s a phase (measured:
     # docs/cluster.md); only the cluster's volume
     "cluster": dict(rounds=3, fs=[],
                     exps=lambda: [ior(8 * KiB, 512 * KiB, 4), ior(64 * KiB, 1 * MiB, 4), ior(1 * MiB, 2 * MiB, 2),
                                   ior(4 * MiB, 4 * MiB, 1), hacc(50000), hacc(50000, "pervar"),
-                                  tile(512, 512, 8), btio(48, 6), flash(16)]),
+                                  tile(512, 512, 8), btio(48, 4), flash(16)]),
 }
 
 
