@@ -62,8 +62,8 @@ gl_clear_dead() { if gl_listed "$1" && ! gl_mounted "$1"; then "${GL_IN[@]}" umo
 # starting, or slow to sign in on a loaded host, is not connected yet: a
 # mkdir whose name hashes to it then fails with EIO.
 gl_connected() {
-  "${GL_IN[@]}" sh -c 'for f in "$1"/.meta/graphs/active/*-client-*/private; do
-      [ -e "$f" ] || exit 0; grep -qx "connected = 1" "$f" || exit 1; done' sh "$1" 2>/dev/null
+  "${GL_IN[@]}" sh -c 'for c in "$1"/.meta/graphs/active/*-client-*; do
+      [ -d "$c" ] || exit 0; grep -qx "connected = 1" "$c/private" || exit 1; done' sh "$1" 2>/dev/null
 }
 
 # gl_mount SERVER VOLUME DIR [mount options]: mounted, with every brick
