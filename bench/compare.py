@@ -51,6 +51,7 @@ KiB, MiB = 1024, 1024 * 1024
 CLUSTER_SH = os.path.join(ROOT, "scripts", "cluster.sh")
 CLUSTER_PREFIX = "cluster:"
 STRATEGIES = ["independent", "twophase", "local", "auto"]
+NATIVES = ["romio", "ompio"]  # ROMIO of either build; OMPIO is Open MPI's
 HACC_BYTES = 7 * 4 + 8 + 2  # per particle: 7 float32, an int64, a uint16
 BT_POINT = 40               # 5 doubles per grid point
 
@@ -129,9 +130,9 @@ class Build:
     """A ferry build directory: its MPI flavour, launcher, ferry-bench, libferry."""
 
     def __init__(self, path, ranks_by_flavor, aggregators=0, cb_buffer=16 * MiB, romio_hints=None,
-                 strategies=STRATEGIES):
+                 strategies=STRATEGIES, natives=NATIVES):
         self.path = os.path.abspath(path)
-        self.strategies = strategies
+        self.strategies, self.natives = strategies, natives
         # --aggregators: two-phase against two-phase, same aggregator count and buffer
         self.aggs, self.cb, self.romio_hints = aggregators, cb_buffer, romio_hints
         cache = {}
@@ -160,8 +161,9 @@ class Build:
                 cfgs += [(f"romio-cb{n}", "native", None)]
             return cfgs + [("ferry-twophase", "ferry", "twophase")]
         if self.flavor == "openmpi":
-            cfgs += [("ompio", "native", "ompio"), ("romio321", "native", "romio321")]
-        else:
+            cfgs += [("ompio", "native", "ompio")] if "ompio" in self.natives else []
+            cfgs += [("romio321", "native", "romio321")] if "romio" in self.natives else []
+        elif "romio" in self.natives:
             cfgs += [("romio", "native", None)]
         return cfgs + [(f"ferry-{s}", "ferry", s) for s in self.strategies]
 
@@ -658,6 +660,9 @@ def main():
     ap.add_argument("--only", help="comma-separated experiment names to run (e.g. ior-64k,tile)")
     ap.add_argument("--strategies", default=",".join(STRATEGIES),
                     help="comma-separated ferry strategies to run (default: all of them)")
+    ap.add_argument("--natives", default=",".join(NATIVES),
+                    help="comma-separated native MPI-IOs to run: romio (either build's), ompio (Open MPI's); "
+                         "default both")
     ap.add_argument("--ompi-ranks", type=int, default=8)
     ap.add_argument("--mpich-ranks", type=int, default=2)
     ap.add_argument("--ranks-per-node", type=int, default=0,
@@ -687,6 +692,9 @@ def main():
     strategies = a.strategies.split(",")
     if not set(strategies) <= set(STRATEGIES):
         sys.exit(f"compare: --strategies takes some of {','.join(STRATEGIES)}")
+    natives = [n for n in a.natives.split(",") if n]
+    if not set(natives) <= set(NATIVES):
+        sys.exit(f"compare: --natives takes some of {','.join(NATIVES)}")
     rounds = a.rounds or P["rounds"]
     if rounds < 3:
         sys.exit("compare: at least 3 rounds: a median of fewer says little")
@@ -716,7 +724,7 @@ def main():
             f.write(f"romio_cb_write enable\nromio_cb_read enable\ncb_nodes {a.aggregators}\n"
                     f"cb_buffer_size {a.cb_buffer_size}\ncb_config_list *:*\n")
     builds = [Build(b, {"openmpi": a.ompi_ranks, "mpich": a.mpich_ranks}, a.aggregators, a.cb_buffer_size,
-                    romio_hints, strategies) for b in a.builds.split(",") if b]
+                    romio_hints, strategies, natives) for b in a.builds.split(",") if b]
     for b in builds:
         if a.aggregators and b.ranks % a.aggregators:
             sys.exit(f"compare: {b.name}: {b.ranks} ranks do not split into {a.aggregators} equal virtual nodes")
