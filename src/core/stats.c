@@ -11,6 +11,7 @@
 
 #include "core/stats_internal.h"
 #include "core/hints.h"
+#include "core/report.h"
 
 #define C(f, n) {n, offsetof(ferry_stats, f)}
 const stats_counter ferry_stats_counters[] = {
@@ -151,5 +152,5 @@ const char *ferry_env_stats_json(void)
 
 int ferry_stats_enabled(void)
 {
-    return ferry_env_stats() || ferry_env_timers() || ferry_env_stats_json();
+    return ferry_env_stats() || ferry_env_timers() || ferry_env_stats_json() || ferry_report_on();
 }

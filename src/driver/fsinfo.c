@@ -303,6 +303,8 @@ int ferry_fs_probe(const char *path, ferry_fs_info *out)
     if (type[0] && magic == MAGIC_FUSE && strncmp(type, "fuse", 4))
         type[0] = 0;
     ferry_fs_classify(type[0] ? type : NULL, magic, out);
+    if (type[0] && strlen(mnt) < sizeof out->mount)
+        memcpy(out->mount, mnt, strlen(mnt) + 1);
     switch (out->type) {
     case FERRY_FS_LUSTRE: stripe_lustre(at, out); break;
     case FERRY_FS_CEPH: stripe_ceph(at, out); break;
