@@ -99,7 +99,7 @@ typedef struct ferry_hints {
     ferry_tri cache_coherent;          /* the file system's client caches: detected (auto) or vouched for */
     ferry_learn_mode learn;            /* auto */
     int learn_trials;                  /* trial calls per pattern and open: 8 */
-    char learn_cache[FERRY_HINT_STR];  /* the store's path, "off", or "" (FERRY_LEARN_CACHE or the default) */
+    char learn_cache[FERRY_HINT_STR];  /* the store's path, "off", or "default" (FERRY_LEARN_CACHE, else ~/.cache/ferry) */
     /* Added by the hints module: where each hint's value came from, indexed
      * by the hint's field number (see ferry_hints_source_of), one
      * ferry_hint_source per entry. Not part of a hint's value:

@@ -61,7 +61,7 @@ const hint_def ferry_hint_table[] = {
     {"ferry_cache_coherent",     HK_TRI,      OFF(cache_coherent),          22, 0, 1, FERRY_TRI_AUTO,    0,   0,             NULL, "client caches coherent between processes: auto (detected), enable (vouched for), disable"},
     {"ferry_learn",              HK_LEARN,    OFF(learn),                   23, 0, 1, FERRY_LEARN_AUTO,  0,   0,             NULL, "auto measures: auto (repeated patterns, store kept), explore, reuse (store only), off (rules only)"},
     {"ferry_learn_trials",       HK_INT,      OFF(learn_trials),            24, 0, 1, 8,                 0,   1000,          NULL, "trial calls per pattern and open under ferry_learn"},
-    {"ferry_learn_cache",        HK_PATH,     OFF(learn_cache),             25, 0, 0, 0,                 0,   0,             "",   "the store of learned choices (empty: FERRY_LEARN_CACHE or ~/.cache/ferry/learned.json; off: none)"},
+    {"ferry_learn_cache",        HK_PATH,     OFF(learn_cache),             25, 0, 0, 0,                 0,   0,             "default", "the store of learned choices: a path, off, or default (FERRY_LEARN_CACHE, else ~/.cache/ferry/learned.json)"},
 };
 /* clang-format on */
 const int ferry_hint_count = (int)(sizeof ferry_hint_table / sizeof ferry_hint_table[0]);
@@ -370,6 +370,10 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
     }
     case HK_PATH: {
         size_t n = strlen(value);
+        if (n == 0) {
+            snprintf(why, whylen, "empty value");
+            return -1;
+        }
         if (n >= FERRY_HINT_STR) {
             snprintf(why, whylen, "too long");
             return -1;

@@ -356,8 +356,9 @@ static void make_parents(const char *path)
     }
 }
 
-/* The lock: flock on path.lock, waiting at most about 5 s (a writer holds
- * it for one read and one write of a small file). */
+/* The lock: flock on path.lock, waiting at most about 30 s (a writer holds
+ * it for one read and one write of a small file, milliseconds; the wait is
+ * for a machine so loaded that the holder is not scheduled). */
 static int lock_store(const char *path, char *why, size_t cap)
 {
     char lp[PATH_MAX];
@@ -370,14 +371,14 @@ static int lock_store(const char *path, char *why, size_t cap)
         snprintf(why, cap, "lock file: %s", strerror(errno));
         return -1;
     }
-    for (int i = 0; i < 500; i++) {
+    for (int i = 0; i < 3000; i++) {
         if (flock(fd, LOCK_EX | LOCK_NB) == 0)
             return fd;
         if (errno != EWOULDBLOCK && errno != EINTR)
             break;
         usleep(10000);
     }
-    snprintf(why, cap, "lock file %s: %s", lp, errno == EWOULDBLOCK ? "held by another writer for 5 s" : strerror(errno));
+    snprintf(why, cap, "lock file %s: %s", lp, errno == EWOULDBLOCK ? "held by another writer for 30 s" : strerror(errno));
     close(fd);
     return -1;
 }
@@ -476,7 +477,7 @@ static int is_off(const char *s)
 const char *ferry_learned_path(const char *hint, char *buf, size_t cap)
 {
     const char *env = getenv("FERRY_LEARN_CACHE");
-    const char *p = hint && *hint ? hint : env && *env ? env : NULL;
+    const char *p = hint && *hint && strcmp(hint, "default") ? hint : env && *env ? env : NULL;
     int n;
     if (p) {
         if (is_off(p))

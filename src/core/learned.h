@@ -90,7 +90,7 @@ const ferry_learned_entry *ferry_learned_find(const ferry_learned *s, const ferr
 
 /* Where the store is: FERRY_LEARN_CACHE (a path, or off/0/none: no store),
  * else $XDG_CACHE_HOME/ferry/learned.json, else $HOME/.cache/ferry/learned.json.
- * `hint` (the ferry_learn_cache hint, may be NULL or empty) wins over both.
+ * `hint` (the ferry_learn_cache hint; NULL, empty or "default": none) wins over both.
  * Returns buf, or NULL when there is no store. */
 const char *ferry_learned_path(const char *hint, char *buf, size_t cap);
 

@@ -29,20 +29,13 @@ typedef struct kept_file {
 } kept_file;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int on;
 static char target[1024]; /* rank 0's FERRY_REPORT: "" for standard error */
 static kept_file *kept;
 static int nkept, dropped;
 
-int ferry_report_on(void)
+/* At a close, on the rank that has the file's reduced statistics. */
+static void ferry_report_note(const ferry_stats_total *t, const char *filename)
 {
-    return on;
-}
-
-void ferry_report_note(const ferry_stats_total *t, const char *filename)
-{
-    if (!on)
-        return;
     pthread_mutex_lock(&lock);
     if (!kept)
         kept = calloc(MAX_KEPT, sizeof *kept);
@@ -405,6 +398,6 @@ void ferry_report_init(void)
             fprintf(stderr, "ferry: warning: FERRY_REPORT differs between ranks; the job report is on, written %s%s "
                             "(rank 0's setting)\n", target[0] ? "to " : "on standard error", target);
     }
-    on = 1;
+    ferry_stats_set_sink(ferry_report_note);
     ferry_at_finalize(report_at_finalize);
 }

@@ -16,13 +16,9 @@
 #include "core/stats_internal.h"
 
 /* Collective over MPI_COMM_WORLD, right after MPI_Init: agrees on the switch
- * and, when it is on, registers the report with MPI_Finalize. */
+ * and, when it is on, makes every close keep its file's reduced statistics
+ * (ferry_stats_set_sink) and registers the report with MPI_Finalize. */
 void ferry_report_init(void);
-/* The agreed switch: 1 when the job report is on. */
-int ferry_report_on(void);
-/* At a close, on the rank that printed the file's statistics: keeps the
- * file's reduced statistics for the report. */
-void ferry_report_note(const ferry_stats_total *t, const char *filename);
 
 /* Pure, for tests: the report text of n files (malloc'd). */
 char *ferry_report_text(const ferry_stats_total *files, const char *const *names, int n, int ranks,

@@ -44,6 +44,13 @@ char *ferry_stats_json_record(const ferry_stats_total *t, const char *filename, 
                               long long unix_time);
 /* Appends line to path with one write() on an O_APPEND descriptor. 0 or -errno. */
 int ferry_stats_append(const char *path, const char *line);
+/* Whoever wants every file's reduced statistics at close (the job report,
+ * report.c), on the rank that has them. Set alike on every rank: setting
+ * one makes every close reduce. */
+typedef void (*ferry_stats_sink)(const ferry_stats_total *t, const char *filename);
+void ferry_stats_set_sink(ferry_stats_sink s);
+ferry_stats_sink ferry_stats_get_sink(void);
+
 /* "512 B", "1.5 MiB". */
 void ferry_stats_human(int64_t v, char *buf, size_t len);
 

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "core/compat_env.h"
-#include "core/report.h"
 #include "core/stats_internal.h"
 #include "core/version.h"
 #include "core/switches.h"
@@ -139,21 +138,6 @@ static void sb_json_str(sbuf *b, const char *str)
 }
 
 static double fin(double x) { return isfinite(x) ? x : 0.0; }
-
-void ferry_stats_human(int64_t v, char *buf, size_t len)
-{
-    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double x = (double)v;
-    int u = 0;
-    while (x >= 1024.0 && u < 6) {
-        x /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, len, "%" PRId64 " B", v);
-    else
-        snprintf(buf, len, "%.1f %s", x, unit[u]);
-}
 
 static void emit(sbuf *b, FILE *out)
 {
@@ -492,7 +476,9 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
         t.tavg[p] = tsum[p] / size;
     }
 
-    ferry_report_note(&t, filename);
+    ferry_stats_sink sink = ferry_stats_get_sink();
+    if (sink)
+        sink(&t, filename);
     if (want_stats)
         ferry_stats_print_table(&t, filename, stderr);
     if (want_timers)

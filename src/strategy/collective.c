@@ -290,7 +290,7 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     c->fast_slot[dir] = c->fast_independent[dir] ? slot : NULL;
     if (c->fast_independent[dir] && (!was_fast || reason != c->decided[dir]))
         snprintf(c->decided[dir], sizeof c->decided[dir], "%.*s (same pattern as the last call)",
-                 FERRY_REASON_LEN - 33, reason);
+                 FERRY_REASON_LEN - 33, slot ? slot->why : reason); /* what was learned, not the trial */
     c->have_last[dir] = ok && have_runs && ferry_runs_copy(&c->last_runs[dir], &runs) == MPI_SUCCESS;
     if (!ok || chosen != FERRY_COLL_TWOPHASE)
         c->memo[dir].valid = 0;

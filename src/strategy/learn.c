@@ -110,6 +110,15 @@ static void note_decision(ferry_learner *l, const ferry_learn_slot *s)
     l->digest = mix(mix(l->digest, (uint64_t)(s - l->slot)), (uint64_t)(s->running * 2 + s->trial));
 }
 
+/* What an option does now: the faster of its last two calls (one slow call
+ * is noise; two are the load). */
+static double recent(const ferry_learn_opt *o)
+{
+    if (o->n < 2)
+        return o->tail[0] > 0 ? o->tail[0] : o->best;
+    return o->tail[0] < o->tail[1] ? o->tail[0] : o->tail[1];
+}
+
 static int known_opt(const ferry_learn_opt *o) { return o->n > 0 || o->prior; }
 
 static int untried(const ferry_learn_slot *s)
@@ -281,7 +290,8 @@ void ferry_learn_done(ferry_learner *l, ferry_learn_slot *s, double seconds)
             o->best = seconds; /* this run's measurement replaces the store's */
         o->prior = 0;
         o->n++;
-        o->recent = o->recent > 0 && o->recent < seconds ? o->recent : seconds;
+        o->tail[1] = o->tail[0];
+        o->tail[0] = seconds;
     }
     if (s->trial) {
         s->trials++;
@@ -304,17 +314,16 @@ void ferry_learn_done(ferry_learner *l, ferry_learn_slot *s, double seconds)
     case FERRY_LEARN_SETTLED:
         if (x->trial) {
             ferry_learn_opt *c = &x->opt[x->chosen];
-            if (seconds >= 0 && c->recent > 0 && seconds < c->recent * SWITCH) {
+            double now = recent(c);
+            if (seconds >= 0 && now > 0 && seconds < now * SWITCH) {
                 int was = x->chosen;
                 x->chosen = x->running;
                 char a[32], b[32];
                 ferry_learn_opt_name(&x->opt[was], a, sizeof a);
                 ferry_learn_opt_name(o, b, sizeof b);
                 snprintf(x->why, sizeof x->why, "re-check after %lld calls: %s now %.2fx faster than %s",
-                         (long long)x->calls, b, c->recent / seconds, a);
+                         (long long)x->calls, b, now / seconds, a);
             }
-            for (int i = 0; i < x->nopt; i++)
-                x->opt[i].recent = 0;
             x->gap = x->gap * 2 < MAX_GAP ? x->gap * 2 : MAX_GAP;
             x->next_check = x->calls + x->gap;
         } else if (seconds >= 0) {

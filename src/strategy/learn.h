@@ -25,7 +25,7 @@ typedef struct ferry_learn_opt {
     ferry_coll_strategy s;
     int cb_nodes;        /* twophase: aggregators for this option (0: the file's own) */
     double best;         /* fastest call, seconds (this run or, with prior, the store) */
-    double recent;       /* fastest since the last check */
+    double tail[2];      /* the last two calls: what it does now */
     int64_t n;           /* calls measured in this open */
     int prior;           /* best is the store's */
 } ferry_learn_opt;
