@@ -210,6 +210,7 @@ static ferry_learn_slot *slot_for(ferry_learner *l, const ferry_learn_ctx *ctx)
                 s->opt[i].cb_nodes == e->choice.cb_nodes) {
                 s->chosen = i;
                 s->from_store = 1;
+                s->tuned = !strcmp(e->source, "ferry-tune");
                 char vs[64];
                 versus(s, i, vs, sizeof vs);
                 snprintf(s->why, sizeof s->why, "learned in an earlier run (%s): %s", e->source, vs);
@@ -301,7 +302,7 @@ void ferry_learn_done(ferry_learner *l, ferry_learn_slot *s, double seconds)
     switch (x->state) {
     case FERRY_LEARN_FIRST:
         x->state = FERRY_LEARN_TRYING; /* a repeat tries the others; pick settles when none is left */
-        if (x->from_store && untried(x) < 0) {
+        if (x->from_store && (untried(x) < 0 || x->tuned)) {
             /* the store's choice stands (this first call also paid for
              * whatever is done once per file); re-checks will tell */
             x->state = FERRY_LEARN_SETTLED;

@@ -48,6 +48,7 @@ typedef struct ferry_learn_slot {
     int64_t next_check, gap;
     int slow;            /* settled calls in a row much slower than the kept option's best */
     int from_store;
+    int tuned;           /* the store's choice came from ferry-tune's search: no trials */
     int dirty;           /* measured something the store should keep */
     int64_t stamp;
     char why[160];
