@@ -121,6 +121,18 @@ static double recent(const ferry_learn_opt *o)
 
 static int known_opt(const ferry_learn_opt *o) { return o->n > 0 || o->prior; }
 
+/* The option a re-check tries: the fastest of the others, if its best
+ * beats what the kept option does now (an option 50x slower on a quiet
+ * machine is not worth a call to find out whether it still is). */
+static int runner_up(const ferry_learn_slot *s)
+{
+    int alt = -1;
+    for (int i = 0; i < s->nopt; i++)
+        if (i != s->chosen && known_opt(&s->opt[i]) && (alt < 0 || s->opt[i].best < s->opt[alt].best))
+            alt = i;
+    return alt >= 0 && s->opt[alt].best * SWITCH < recent(&s->opt[s->chosen]) ? alt : -1;
+}
+
 static int untried(const ferry_learn_slot *s)
 {
     for (int i = 0; i < s->nopt; i++)
@@ -241,13 +253,11 @@ ferry_learn_slot *ferry_learn_pick(ferry_learner *l, const ferry_learn_ctx *ctx,
         if (!trial)
             run = s->chosen;
     } else if (tries && s->calls >= s->next_check) {
-        /* re-check: the runner-up gets one call */
-        int alt = -1;
-        for (int i = 0; i < s->nopt; i++)
-            if (i != s->chosen && known_opt(&s->opt[i]) && (alt < 0 || s->opt[i].best < s->opt[alt].best))
-                alt = i;
+        int alt = runner_up(s);
         if (alt >= 0)
             run = alt, trial = 1, what = "re-check";
+        else
+            s->next_check = s->calls + s->gap; /* nothing could win now: look later */
     }
     s->running = run;
     s->trial = trial;
@@ -265,7 +275,8 @@ ferry_learn_slot *ferry_learn_pick(ferry_learner *l, const ferry_learn_ctx *ctx,
 
 int ferry_learn_steady(const ferry_learn_slot *s, int max_trials)
 {
-    return s->state == FERRY_LEARN_SETTLED && !(s->trials < max_trials && s->calls + 1 >= s->next_check);
+    return s->state == FERRY_LEARN_SETTLED &&
+           !(s->trials < max_trials && s->calls + 1 >= s->next_check && runner_up(s) >= 0);
 }
 
 int ferry_learn_repeat(ferry_learner *l, ferry_learn_slot *s, int max_trials)

@@ -199,6 +199,8 @@ static void learning(void)
     int ran[3] = {0}, last = -1, trials = 0;
     run(&l, &c, cost, 0.05, 1000, ran, &last, &trials);
     CHECK(last == 1 && ran[1] > 990);
+    /* ... and options that could not win are not called again to check */
+    CHECK_MSG(trials == 2, "%d trials", trials);
     /* the rules' choice stays unless another is at least 5 % faster */
     memset(&l, 0, sizeof l);
     double close[3] = {1.00e-3, 0.97e-3, 2e-3};
