@@ -54,6 +54,8 @@ typedef struct ferry_learn_summary {
     } opt[FERRY_LEARN_SHOWN];
     char chosen[24];
     char rule[24];               /* what auto's rules chose */
+    char first[24];              /* what the pattern's first call took in this open, and why */
+    char first_why[FERRY_REASON_LEN];
     char why[160];
     ferry_learned_key key;       /* what the store keeps it by */
     uint64_t digest;             /* of every decision on this file: the same on every rank */

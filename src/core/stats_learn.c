@@ -54,6 +54,7 @@ int ferry_stats_learn_text(const ferry_stats_total *t, char *buf, size_t cap)
         char pat[160];
         ferry_learn_describe(&l->key, pat, sizeof pat);
         PUT("  learned for collective %s (%s):\n", d ? "writes" : "reads", pat);
+        PUT("    first call: %s (%s)\n", l->first, l->first_why);
         PUT("    %" PRId64 " calls, %" PRId64 " trials%s; tried", l->calls, l->trials,
             l->from_store ? ", started from the store" : "");
         for (int i = 0; i < l->nopt && i < FERRY_LEARN_SHOWN; i++) {
@@ -98,9 +99,10 @@ char *ferry_stats_learn_json(const ferry_stats_total *t)
                                                    isfinite(l->opt[i].best) ? l->opt[i].best : 0.0,
                                                    "from_store", l->opt[i].prior));
         json_object_set_new(all, dir_kind[d],
-                            json_pack("{s:o,s:I,s:I,s:i,s:b,s:o,s:s,s:s,s:b}", "key", key_json(&l->key), "calls",
-                                      (json_int_t)l->calls, "trials", (json_int_t)l->trials, "patterns", l->patterns,
-                                      "from_store", l->from_store, "tried", tried ? tried : json_array(), "chosen",
+                            json_pack("{s:o,s:I,s:I,s:i,s:b,s:s,s:s,s:o,s:s,s:s,s:s,s:b}", "key", key_json(&l->key),
+                                      "calls", (json_int_t)l->calls, "trials", (json_int_t)l->trials, "patterns",
+                                      l->patterns, "from_store", l->from_store, "first", l->first, "first_why",
+                                      l->first_why, "tried", tried ? tried : json_array(), "rule", l->rule, "chosen",
                                       l->chosen, "why", l->why, "agreed", t->learn_agreed[d]));
     }
     char *s = all ? json_dumps(all, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;

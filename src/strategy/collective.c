@@ -93,7 +93,9 @@ static void learn_report(ferry_file *f, struct ferry_coll *c)
         int c_ = top->state == FERRY_LEARN_SETTLED || top->from_store ? top->chosen : top->rule;
         ferry_learn_opt_name(&top->opt[c_], m->chosen, sizeof m->chosen);
         ferry_learn_opt_name(&top->opt[top->rule], m->rule, sizeof m->rule);
-        if (top->state == FERRY_LEARN_SETTLED || top->from_store)
+        ferry_learn_opt_name(&top->opt[top->first], m->first, sizeof m->first);
+        snprintf(m->first_why, sizeof m->first_why, "%s", top->first_why);
+        if (top->state == FERRY_LEARN_SETTLED || top->from_store || top->why[0])
             snprintf(m->why, sizeof m->why, "%s", top->why);
         else
             snprintf(m->why, sizeof m->why, "the rules (%s); %s", top->rule_why,

@@ -17,6 +17,7 @@
 #define SWITCH 0.9    /* another option must be 10 % faster to take over at a re-check */
 #define KEEP_RULE 1.05 /* the rules' choice stays unless another is 5 % faster */
 #define SLOWER 2.0    /* calls this much slower than the kept option's best ask for a re-check */
+#define SHARE 0.1     /* trials take at most this share of the pattern's time, beyond the first */
 
 void ferry_learn_opt_name(const ferry_learn_opt *o, char *buf, size_t cap)
 {
@@ -141,9 +142,21 @@ static int untried(const ferry_learn_slot *s)
     return -1;
 }
 
+/* Within the cap, and within the budget: what trials cost beyond the
+ * fastest option known stays below a tenth of the pattern's time. */
 static int may_try(const ferry_learn_slot *s, ferry_learn_mode mode, int max_trials)
 {
-    return mode != FERRY_LEARN_REUSE && mode != FERRY_LEARN_OFF && s->trials < max_trials;
+    return mode != FERRY_LEARN_REUSE && mode != FERRY_LEARN_OFF && s->trials < max_trials &&
+           s->overhead <= SHARE * s->spent;
+}
+
+static double best_known(const ferry_learn_slot *s)
+{
+    double b = 0;
+    for (int i = 0; i < s->nopt; i++)
+        if (known_opt(&s->opt[i]) && (b == 0 || s->opt[i].best < b))
+            b = s->opt[i].best;
+    return b;
 }
 
 /* The fastest option known; the rules' choice unless another is clearly faster. */
@@ -246,10 +259,19 @@ ferry_learn_slot *ferry_learn_pick(ferry_learner *l, const ferry_learn_ctx *ctx,
             run = u, trial = 1, what = "exploring across runs";
         }
     } else if (s->state == FERRY_LEARN_TRYING) {
-        if (u >= 0 && tries)
+        if (u >= 0 && tries) {
             run = u, trial = 1, what = "repeated pattern";
-        else
+        } else if (u >= 0 && s->trials < ctx->max_trials && ctx->mode != FERRY_LEARN_REUSE) {
+            /* the budget is spent for now: the fastest so far, until the
+             * pattern's time pays for another trial (or the next run) */
+            s->chosen = fastest(s);
+            char vs[64];
+            versus(s, s->chosen, vs, sizeof vs);
+            snprintf(s->why, sizeof s->why, "fastest so far: %s; trials paused (at most %.0f%% of the pattern's time)",
+                     vs, SHARE * 100);
+        } else {
             settle(s, "fastest measured");
+        }
         if (!trial)
             run = s->chosen;
     } else if (tries && s->calls >= s->next_check) {
@@ -261,6 +283,7 @@ ferry_learn_slot *ferry_learn_pick(ferry_learner *l, const ferry_learn_ctx *ctx,
     }
     s->running = run;
     s->trial = trial;
+    s->ref = best_known(s);
     note_decision(l, s);
     char name[32];
     ferry_learn_opt_name(&s->opt[run], name, sizeof name);
@@ -270,6 +293,10 @@ ferry_learn_slot *ferry_learn_pick(ferry_learner *l, const ferry_learn_ctx *ctx,
         snprintf(reason, cap, "%s", s->rule_why);
     else
         snprintf(reason, cap, "%s", s->why);
+    if (s->calls == 1) {
+        s->first = run;
+        snprintf(s->first_why, sizeof s->first_why, "%s", reason);
+    }
     return s;
 }
 
@@ -305,9 +332,13 @@ void ferry_learn_done(ferry_learner *l, ferry_learn_slot *s, double seconds)
         o->tail[1] = o->tail[0];
         o->tail[0] = seconds;
     }
+    if (seconds >= 0)
+        s->spent += seconds;
     if (s->trial) {
         s->trials++;
         s->dirty = 1;
+        if (seconds > s->ref && s->ref > 0)
+            s->overhead += seconds - s->ref;
     }
     ferry_learn_slot *x = s;
     switch (x->state) {

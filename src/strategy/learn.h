@@ -3,7 +3,10 @@
  * that repeats, the first call takes the rules' choice (or what the store
  * remembers), the next calls try the other options once each, and the
  * fastest is kept; it is checked again now and then, so a change of load is
- * noticed. Trial calls per pattern are capped (ferry_learn_trials).
+ * noticed. Trials take at most a tenth of the time the pattern has taken
+ * (the first excepted: nothing is known before it), and their number is
+ * capped (ferry_learn_trials); what a run leaves untried, the next run
+ * tries, from the store.
  *
  * A call's time is the maximum over ranks, which the call's last
  * collective already carries (collective.c). Every input of a decision is
@@ -44,6 +47,9 @@ typedef struct ferry_learn_slot {
     int running;         /* option of the call in flight */
     int trial;           /* that call is a trial */
     int trials;          /* trial calls spent */
+    double spent;        /* seconds of all the pattern's calls */
+    double overhead;     /* seconds trials took beyond the fastest option known then */
+    double ref;          /* the fastest option known when the trial in flight started */
     int64_t calls;
     int64_t next_check, gap;
     int slow;            /* settled calls in a row much slower than the kept option's best */
@@ -52,6 +58,8 @@ typedef struct ferry_learn_slot {
     int dirty;           /* measured something the store should keep */
     int64_t stamp;
     char why[160];
+    int first;           /* the option the pattern's first call in this open took, and why */
+    char first_why[FERRY_REASON_LEN];
 } ferry_learn_slot;
 
 typedef struct ferry_learner {

@@ -59,8 +59,8 @@ second)
   run -- 12 >"$dir/out2" 2>&1
   expect_pass "$dir/out2"
   "$check" "$rec" learning.coll_write.from_store == true learning.coll_read.from_store == true \
-    strategies.coll_write.reason '~' "learned in an earlier run" \
-    strategies.coll_read.reason '~' "learned in an earlier run" || fail "second run" ;;
+    learning.coll_write.first_why '~' "learned in an earlier run (online)" \
+    learning.coll_read.first_why '~' "learned in an earlier run (online)" || fail "second run" ;;
 report)
   run "FERRY_REPORT=$dir/report.txt" -- 12 >"$dir/out" 2>&1
   expect_pass "$dir/out"

@@ -207,6 +207,20 @@ static void learning(void)
     run(&l, &c, close, 0, 100, NULL, &last, &trials);
     CHECK(last == 0);
 
+    /* the budget: after a trial 50x slower than the rules' choice, the next
+     * waits until the pattern's time pays for it (a tenth of it) */
+    memset(&l, 0, sizeof l);
+    double awful[3] = {1e-3, 50e-3, 0.5e-3};
+    int rb[3] = {0};
+    run(&l, &c, awful, 0, 20, rb, &last, &trials);
+    CHECK_MSG(rb[1] == 1 && rb[2] == 0 && last == 0, "%d %d %d", rb[0], rb[1], rb[2]);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK_MSG(strstr(why, "trials paused") != NULL, "%s", why);
+    ferry_learn_done(&l, s, awful[s->running]);
+    run(&l, &c, awful, 0, 1000, rb, &last, &trials);
+    CHECK(rb[1] == 1 && last == 2);
+    CHECK_MSG(l.slot[0].overhead <= 0.1 * l.slot[0].spent + 49e-3, "%g of %g", l.slot[0].overhead, l.slot[0].spent);
+
     /* a change of load: the kept option becomes 10x slower; re-checks notice */
     memset(&l, 0, sizeof l);
     c = ctx3(8, FERRY_LEARN_AUTO);
