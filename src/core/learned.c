@@ -180,6 +180,16 @@ static int get_entry(json_t *o, ferry_learned_entry *e)
     if (get_str(o, "source", e->source, sizeof e->source) || get_int(o, "updated", 0, BIG, &up))
         return -1;
     e->updated = up;
+    double *budget[2] = {&e->spent, &e->overhead};
+    const char *names[2] = {"spent", "overhead"};
+    for (int i = 0; i < 2; i++) {
+        json_t *v = json_object_get(o, names[i]);
+        if (!v)
+            continue; /* optional */
+        if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) < 1e12))
+            return -1;
+        *budget[i] = json_number_value(v);
+    }
     return 0;
 }
 
@@ -267,6 +277,8 @@ static json_t *entry_json(const ferry_learned_entry *e)
     json_object_set_new(j, "tried", tried);
     json_object_set_new(j, "source", json_string(e->source));
     json_object_set_new(j, "updated", json_integer(e->updated));
+    json_object_set_new(j, "spent", json_real(e->spent));
+    json_object_set_new(j, "overhead", json_real(e->overhead));
     return j;
 }
 

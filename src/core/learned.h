@@ -53,6 +53,9 @@ typedef struct ferry_learned_entry {
     ferry_learned_try tried[FERRY_LEARNED_MAX_TRIED];
     char source[16];                    /* "online" or "ferry-tune" */
     int64_t updated;                    /* unix seconds */
+    /* over every run so far: seconds of the pattern's calls, and what its
+     * trials took beyond the fastest option known then (the trial budget) */
+    double spent, overhead;
 } ferry_learned_entry;
 
 typedef struct ferry_learned {

@@ -147,7 +147,7 @@ static int untried(const ferry_learn_slot *s)
 static int may_try(const ferry_learn_slot *s, ferry_learn_mode mode, int max_trials)
 {
     return mode != FERRY_LEARN_REUSE && mode != FERRY_LEARN_OFF && s->trials < max_trials &&
-           s->overhead <= SHARE * s->spent;
+           (mode == FERRY_LEARN_EXPLORE || s->overhead <= SHARE * s->spent);
 }
 
 static double best_known(const ferry_learn_slot *s)
@@ -236,6 +236,8 @@ static ferry_learn_slot *slot_for(ferry_learner *l, const ferry_learn_ctx *ctx)
                 s->chosen = i;
                 s->from_store = 1;
                 s->tuned = !strcmp(e->source, "ferry-tune");
+                s->spent = e->spent;
+                s->overhead = e->overhead;
                 char vs[64];
                 versus(s, i, vs, sizeof vs);
                 snprintf(s->why, sizeof s->why, "learned in an earlier run (%s): %s", e->source, vs);
@@ -255,9 +257,10 @@ ferry_learn_slot *ferry_learn_pick(ferry_learner *l, const ferry_learn_ctx *ctx,
     int u = untried(s), run = s->chosen, trial = 0;
     const char *what = "";
     if (s->state == FERRY_LEARN_FIRST) {
-        if (ctx->mode == FERRY_LEARN_EXPLORE && s->from_store && u >= 0 && tries) {
-            run = u, trial = 1, what = "exploring across runs";
-        }
+        /* a pattern seen in an earlier run: what that run left untried
+         * (for a pattern that does not repeat within a run, its only chance) */
+        if (s->from_store && !s->tuned && u >= 0 && tries)
+            run = u, trial = 1, what = "continued from an earlier run";
     } else if (s->state == FERRY_LEARN_TRYING) {
         if (u >= 0 && tries) {
             run = u, trial = 1, what = "repeated pattern";
@@ -385,8 +388,9 @@ int ferry_learn_entry(const ferry_learn_slot *s, ferry_learn_mode mode, ferry_le
     int measured = 0;
     for (int i = 0; i < s->nopt; i++)
         measured += s->opt[i].n > 0;
+    /* kept when something was learned, or something is left for the next run */
     if (!s->used || mode == FERRY_LEARN_OFF || mode == FERRY_LEARN_REUSE || !measured ||
-        !(s->dirty || mode == FERRY_LEARN_EXPLORE))
+        !(s->dirty || (untried(s) >= 0 && !s->tuned)))
         return 0;
     memset(e, 0, sizeof *e);
     e->key = s->key;
@@ -404,5 +408,7 @@ int ferry_learn_entry(const ferry_learn_slot *s, ferry_learn_mode mode, ferry_le
         t->calls = o->n;
     }
     snprintf(e->source, sizeof e->source, "online");
+    e->spent = s->spent;
+    e->overhead = s->overhead;
     return 1;
 }

@@ -6,6 +6,7 @@
 # agree    one rank's I/O delayed at random: the ranks still agree, bytes right
 # bounded  60 calls, noisy times: trials stay within ferry_learn_trials
 # second   a second run starts from what the first learned (the statistics say so)
+# once     a pattern seen once per run: the next run tries what the first left
 # report   FERRY_REPORT: the job report, also when only some ranks ask
 # badstore a store that is not one: one warning, left as it was, the run fine
 # off      ferry_learn=off: the rules alone, no learning in the record
@@ -52,7 +53,8 @@ bounded)
       learning.coll_read.trials '<=' $cap learning.coll_write.agreed == true || fail "cap $cap"
   done ;;
 second)
-  run -- 12 >"$dir/out1" 2>&1
+  # the first run tries every option (explore: no budget), so the second has nothing left to try
+  run "FERRY_HINTS=*:ferry_learn=explore" -- 12 >"$dir/out1" 2>&1
   expect_pass "$dir/out1"
   "$check" "$rec" learning.coll_write.from_store == false learning.coll_write.trials '>=' 1 || fail "first run"
   "$check" "$store" ferry_learned == 1 || fail "no store after the first run"
@@ -61,6 +63,16 @@ second)
   "$check" "$rec" learning.coll_write.from_store == true learning.coll_read.from_store == true \
     learning.coll_write.first_why '~' "learned in an earlier run (online)" \
     learning.coll_read.first_why '~' "learned in an earlier run (online)" || fail "second run" ;;
+once)
+  # one call each way per run: the first takes the rules' choice, the next an untried option
+  run -- 1 >"$dir/out1" 2>&1
+  expect_pass "$dir/out1"
+  "$check" "$rec" learning.coll_write.calls == 1 learning.coll_write.trials == 0 \
+    learning.coll_write.first_why '!~' "trial" || fail "first run"
+  run -- 1 >"$dir/out2" 2>&1
+  expect_pass "$dir/out2"
+  "$check" "$rec" learning.coll_write.from_store == true learning.coll_write.trials == 1 \
+    learning.coll_write.first_why '~' "continued from an earlier run" || fail "second run" ;;
 report)
   run "FERRY_REPORT=$dir/report.txt" -- 12 >"$dir/out" 2>&1
   expect_pass "$dir/out"

@@ -6,8 +6,8 @@
  *
  * -r N takes the N-th record (1-based; negative from the end, default -1),
  * -f the last record whose "file" contains SUBSTRING. OP is one of == != <=
- * >= < > (numbers; true/false count as 1/0), ~ (the string contains
- * VALUE) or absent (no such member; VALUE is ignored). Prints each check; exit status 1 if any fails.
+ * >= < > (numbers; true/false count as 1/0), ~ or !~ (the string contains
+ * VALUE, or not) or absent (no such member; VALUE is ignored). Prints each check; exit status 1 if any fails.
  */
 #include "jpath.h"
 
@@ -77,8 +77,8 @@ int main(int argc, char **argv)
         if (!strcmp(op, "absent")) {
             ok = v == NULL;
             snprintf(shown, sizeof shown, "%s", v ? "present" : "absent");
-        } else if (!strcmp(op, "~")) {
-            ok = json_is_string(v) && strstr(json_string_value(v), val);
+        } else if (!strcmp(op, "~") || !strcmp(op, "!~")) {
+            ok = json_is_string(v) && !strstr(json_string_value(v), val) == !strcmp(op, "!~");
             snprintf(shown, sizeof shown, "%s", json_is_string(v) ? json_string_value(v) : "(not a string)");
         } else {
             double x = tj_num(r, path, NAN), y = !strcmp(val, "true") ? 1 : !strcmp(val, "false") ? 0 : atof(val);

@@ -287,6 +287,8 @@ static void store(void)
     CHECK_STR(e.choice.strategy, "independent");
     CHECK(e.ntried == 3);
     CHECK_STR(e.source, "online");
+    /* ... and the budget, over runs */
+    CHECK(e.spent > 0 && fabs(e.spent - l.slot[0].spent) < 1e-12 && e.overhead == l.slot[0].overhead);
     CHECK(!ferry_learn_entry(&l.slot[0], FERRY_LEARN_REUSE, &e)); /* reuse adds nothing */
 
     /* the next run starts from it: the store's choice at once, no trials */
@@ -301,23 +303,35 @@ static void store(void)
     run(&l, &c, cost, 0, 7, ran, &last, &trials);
     CHECK(ran[1] == 7 && trials == 0);
 
-    /* a store that knew only two options: the third is tried on a repeat */
+    /* a store that knew only two options: the next run's first call tries
+     * the third (for a pattern seen once per run, its only chance) */
     e.ntried = 2;
+    e.spent = 10e-3;
+    e.overhead = 0;
     memset(&l, 0, sizeof l);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK(s->trial && s->running == 2);
+    CHECK_MSG(strstr(why, "continued from an earlier run") != NULL, "%s", why);
+    ferry_learn_done(&l, s, cost[2]);
     int ran2[3] = {0};
     run(&l, &c, cost, 0, 4, ran2, &last, &trials);
-    CHECK(ran2[2] == 1 && trials == 1);
-
-    /* explore: a pattern seen once per run tries what the store lacks */
+    CHECK(ran2[1] == 4 && trials == 1);
+    /* ... not when the earlier runs' trials used up their budget */
+    e.overhead = 5e-3;
+    memset(&l, 0, sizeof l);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK(!s->trial && s->running == 1);
+    /* an entry with nothing left to learn and nothing new: not written again */
+    e.ntried = 3;
+    memset(&l, 0, sizeof l);
+    run(&l, &c, cost, 0, 3, NULL, &last, &trials);
+    CHECK(trials == 0 && !ferry_learn_entry(&l.slot[0], FERRY_LEARN_AUTO, &e));
+    /* explore: no budget */
+    e.ntried = 2;
     c.mode = FERRY_LEARN_EXPLORE;
     memset(&l, 0, sizeof l);
     s = ferry_learn_pick(&l, &c, why, sizeof why);
     CHECK(s->trial && s->running == 2);
-    /* auto does not */
-    c.mode = FERRY_LEARN_AUTO;
-    memset(&l, 0, sizeof l);
-    s = ferry_learn_pick(&l, &c, why, sizeof why);
-    CHECK(!s->trial && s->running == 1);
 }
 
 int main(void)
