@@ -111,6 +111,15 @@ typedef struct group {
     const ferry_learn_summary *learn[2]; /* the open whose pattern had the most calls */
 } group;
 
+/* The counter `name` of a summed counter array (in ferry_stats_counters' order). */
+static int64_t counter(const int64_t *c, const char *name)
+{
+    for (int i = 0; i < ferry_stats_ncounters; i++)
+        if (!strcmp(ferry_stats_counters[i].name, name))
+            return c[i];
+    return 0;
+}
+
 static int find_opt(const ferry_learn_summary *l, const char *name)
 {
     for (int i = 0; i < l->nopt && i < FERRY_LEARN_SHOWN; i++)
@@ -175,19 +184,9 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
         for (int p = 0; p < FERRY_PHASE_COUNT; p++)
             ph[p] += g[j].phase[p];
     }
-    int ir = -1, iw = -1, icr = -1, icw = -1, iir = -1, iiw = -1;
-    for (int c = 0; c < ferry_stats_ncounters; c++) {
-        const char *nm = ferry_stats_counters[c].name;
-        ir = !strcmp(nm, "bytes_read") ? c : ir;
-        iw = !strcmp(nm, "bytes_written") ? c : iw;
-        icr = !strcmp(nm, "coll_reads") ? c : icr;
-        icw = !strcmp(nm, "coll_writes") ? c : icw;
-        iir = !strcmp(nm, "ind_reads") ? c : iir;
-        iiw = !strcmp(nm, "ind_writes") ? c : iiw;
-    }
     char r[32], w[32];
-    ferry_stats_human(tot[ir], r, sizeof r);
-    ferry_stats_human(tot[iw], w, sizeof w);
+    ferry_stats_human(counter(tot, "bytes_read"), r, sizeof r);
+    ferry_stats_human(counter(tot, "bytes_written"), w, sizeof w);
     put(&b, "ferry job report (%s): %d ranks, %d file open%s in %d group%s, %s read, %s written\n",
         version ? version : "ferry", ranks, n, n == 1 ? "" : "s", ng, ng == 1 ? "" : "s", r, w);
 
@@ -199,10 +198,11 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
         for (int p = 0; p < FERRY_PHASE_COUNT; p++)
             secs += g[j].phase[p];
         char cr[32], cw[32];
-        snprintf(cr, sizeof cr, "%" PRId64 "/%" PRId64, g[j].counter[icr], g[j].counter[icw]);
-        snprintf(cw, sizeof cw, "%" PRId64 "/%" PRId64, g[j].counter[iir], g[j].counter[iiw]);
-        ferry_stats_human(g[j].counter[ir], r, sizeof r);
-        ferry_stats_human(g[j].counter[iw], w, sizeof w);
+        const int64_t *gc = g[j].counter;
+        snprintf(cr, sizeof cr, "%" PRId64 "/%" PRId64, counter(gc, "coll_reads"), counter(gc, "coll_writes"));
+        snprintf(cw, sizeof cw, "%" PRId64 "/%" PRId64, counter(gc, "ind_reads"), counter(gc, "ind_writes"));
+        ferry_stats_human(counter(gc, "bytes_read"), r, sizeof r);
+        ferry_stats_human(counter(gc, "bytes_written"), w, sizeof w);
         put(&b, "  %-24s %5d %5d %11s %11s %13s %13s %9.3f\n", g[j].glob, g[j].opens, g[j].ranks, r, w, cr, cw,
             secs);
     }
