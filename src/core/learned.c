@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "core/learned.h"
+#include "driver/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -320,35 +321,18 @@ char *ferry_learned_format(const ferry_learned *s)
 int ferry_learned_load(const char *path, ferry_learned *out, char *why, size_t cap)
 {
     memset(out, 0, sizeof *out);
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return FERRY_LEARNED_OK;
-        snprintf(why, cap, "%s", strerror(errno));
+    char *buf;
+    size_t len;
+    unsigned mode = 0;
+    int rc = ferry_path_read(path, FERRY_LEARNED_MAX_BYTES, &buf, &len, &mode);
+    if (rc == -ENOENT)
+        return FERRY_LEARNED_OK; /* nothing learned yet */
+    if (rc != 0) {
+        snprintf(why, cap, "%s", rc == -EFBIG ? "larger than 1 MiB" : rc == -EINVAL ? "not a regular file" : strerror(-rc));
+        free(buf);
         return FERRY_LEARNED_BAD;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > FERRY_LEARNED_MAX_BYTES) {
-        snprintf(why, cap, "%s", !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 1 MiB");
-        close(fd);
-        return FERRY_LEARNED_BAD;
-    }
-    char *buf = malloc((size_t)st.st_size + 1);
-    size_t len = 0;
-    while (buf && len < (size_t)st.st_size) {
-        ssize_t got = read(fd, buf + len, (size_t)st.st_size - len);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        len += (size_t)got;
-    }
-    close(fd);
-    if (!buf) {
-        snprintf(why, cap, "out of memory");
-        return FERRY_LEARNED_BAD;
-    }
-    int rc = ferry_learned_parse(buf, len, out, why, cap);
+    rc = ferry_learned_parse(buf, len, out, why, cap);
     free(buf);
     return rc;
 }

@@ -36,7 +36,7 @@ expect_pass() { grep -q "t_learn: passed" "$1" || { cat "$1"; fail "t_learn did 
 case $case in
 agree)
   for slow in 1 0; do
-    rm -f "$rec"
+    rm -f "$rec" "$store" # each pass learns from nothing
     run SLOWIO_RANK=$slow SLOWIO_US=20000 "FERRY_HINTS=*:ferry_learn_trials=6" -- 24 >"$dir/out" 2>&1
     expect_pass "$dir/out"
     "$check" "$rec" learning.coll_write.agreed == true learning.coll_read.agreed == true \
@@ -46,7 +46,7 @@ agree)
   done ;;
 bounded)
   for cap in 0 2; do
-    rm -f "$rec"
+    rm -f "$rec" "$store"
     run SLOWIO_RANK=1 SLOWIO_US=40000 "FERRY_HINTS=*:ferry_learn_trials=$cap" -- 60 16 >"$dir/out" 2>&1
     expect_pass "$dir/out"
     "$check" "$rec" learning.coll_write.calls == 60 learning.coll_write.trials '<=' $cap \
