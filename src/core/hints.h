@@ -50,10 +50,10 @@ typedef enum {
 
 /* What `auto` learns from measuring (ferry_learn, docs/collective.md). */
 typedef enum {
-    FERRY_LEARN_AUTO = 0, /* trials within a tenth of the pattern's time, within and across runs; the store kept */
+    FERRY_LEARN_AUTO = 0, /* trials on repeats within a tenth of the pattern's time; the store kept */
     FERRY_LEARN_OFF,      /* the rules alone; no store */
     FERRY_LEARN_REUSE,    /* start from the store; no trials */
-    FERRY_LEARN_EXPLORE,  /* as auto, without the tenth: every option tried as soon as possible */
+    FERRY_LEARN_EXPLORE,  /* as auto, without the tenth, and a one-off pattern tries one option per run */
 } ferry_learn_mode;
 
 #define FERRY_HINT_STR 256

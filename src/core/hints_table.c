@@ -59,7 +59,7 @@ const hint_def ferry_hint_table[] = {
     {"ferry_forward_assign",     HK_FWDASSIGN, OFF(forward_assign),         20, 0, 1, FERRY_FWD_ROUTE_AWARE, 0, 0,         NULL, "forwarding gateways on FERRY_TOPOLOGY: route-aware|default|refined"},
     {"ferry_forward_errors",     HK_FWDERR,   OFF(forward_errors),          21, 0, 0, FERRY_FWD_ERR_CALL, 0, 0,            NULL, "forwarded write errors: call (the write waits for the forwarder) or deferred (write-behind: next call, sync, close)"},
     {"ferry_cache_coherent",     HK_TRI,      OFF(cache_coherent),          22, 0, 1, FERRY_TRI_AUTO,    0,   0,             NULL, "client caches coherent between processes: auto (detected), enable (vouched for), disable"},
-    {"ferry_learn",              HK_LEARN,    OFF(learn),                   23, 0, 1, FERRY_LEARN_AUTO,  0,   0,             NULL, "auto measures: auto (trials within a tenth of the time, kept in the store), explore (no such limit), reuse (the store only), off (the rules)"},
+    {"ferry_learn",              HK_LEARN,    OFF(learn),                   23, 0, 1, FERRY_LEARN_AUTO,  0,   0,             NULL, "auto measures: auto (trials on repeats, within a tenth of the time, kept in the store), explore (no such limit), reuse (the store only), off (the rules)"},
     {"ferry_learn_trials",       HK_INT,      OFF(learn_trials),            24, 0, 1, 8,                 0,   1000,          NULL, "trial calls per pattern and open under ferry_learn"},
     {"ferry_learn_cache",        HK_PATH,     OFF(learn_cache),             25, 0, 0, 0,                 0,   0,             "default", "the store of learned choices: a path, off, or default (FERRY_LEARN_CACHE, else ~/.cache/ferry/learned.json)"},
 };

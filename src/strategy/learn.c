@@ -257,9 +257,12 @@ ferry_learn_slot *ferry_learn_pick(ferry_learner *l, const ferry_learn_ctx *ctx,
     int u = untried(s), run = s->chosen, trial = 0;
     const char *what = "";
     if (s->state == FERRY_LEARN_FIRST) {
-        /* a pattern seen in an earlier run: what that run left untried
-         * (for a pattern that does not repeat within a run, its only chance) */
-        if (s->from_store && !s->tuned && u >= 0 && tries)
+        /* explore: a pattern seen in an earlier run takes what that run
+         * left untried at once (for a pattern that does not repeat within a
+         * run, its only chance). auto keeps the first call of a run for the
+         * best option known: a one-off pattern's median over runs stays the
+         * rules' or the store's (bench/results/learn.md). */
+        if (ctx->mode == FERRY_LEARN_EXPLORE && s->from_store && !s->tuned && u >= 0 && tries)
             run = u, trial = 1, what = "continued from an earlier run";
     } else if (s->state == FERRY_LEARN_TRYING) {
         if (u >= 0 && tries) {

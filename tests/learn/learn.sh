@@ -6,7 +6,7 @@
 # agree    one rank's I/O delayed at random: the ranks still agree, bytes right
 # bounded  60 calls, noisy times: trials stay within ferry_learn_trials
 # second   a second run starts from what the first learned (the statistics say so)
-# once     a pattern seen once per run: the next run tries what the first left
+# once     a pattern seen once per run: auto keeps the rules; explore learns over runs
 # report   FERRY_REPORT: the job report, also when only some ranks ask
 # badstore a store that is not one: one warning, left as it was, the run fine
 # off      ferry_learn=off: the rules alone, no learning in the record
@@ -64,15 +64,23 @@ second)
     learning.coll_write.first_why '~' "learned in an earlier run (online)" \
     learning.coll_read.first_why '~' "learned in an earlier run (online)" || fail "second run" ;;
 once)
-  # one call each way per run: the first takes the rules' choice, the next an untried option
-  run -- 1 >"$dir/out1" 2>&1
-  expect_pass "$dir/out1"
-  "$check" "$rec" learning.coll_write.calls == 1 learning.coll_write.trials == 0 \
-    learning.coll_write.first_why '!~' "trial" || fail "first run"
-  run -- 1 >"$dir/out2" 2>&1
-  expect_pass "$dir/out2"
-  "$check" "$rec" learning.coll_write.from_store == true learning.coll_write.trials == 1 \
-    learning.coll_write.first_why '~' "continued from an earlier run" || fail "second run" ;;
+  # one call each way per run: auto keeps the rules' choice run after run;
+  # explore takes an untried option in each next run
+  for mode in auto explore; do
+    rm -f "$rec" "$store"
+    run "FERRY_HINTS=*:ferry_learn=$mode" -- 1 >"$dir/out1" 2>&1
+    expect_pass "$dir/out1"
+    "$check" "$rec" learning.coll_write.calls == 1 learning.coll_write.trials == 0 \
+      learning.coll_write.first_why '!~' "trial" || fail "$mode: first run"
+    run "FERRY_HINTS=*:ferry_learn=$mode" -- 1 >"$dir/out2" 2>&1
+    expect_pass "$dir/out2"
+    if [ $mode = auto ]; then
+      "$check" "$rec" learning.coll_write.trials == 0 learning.coll_write.first_why '!~' "trial" || fail "auto: second run"
+    else
+      "$check" "$rec" learning.coll_write.from_store == true learning.coll_write.trials == 1 \
+        learning.coll_write.first_why '~' "continued from an earlier run" || fail "explore: second run"
+    fi
+  done ;;
 report)
   run "FERRY_REPORT=$dir/report.txt" -- 12 >"$dir/out" 2>&1
   expect_pass "$dir/out"

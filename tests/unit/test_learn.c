@@ -303,35 +303,40 @@ static void store(void)
     run(&l, &c, cost, 0, 7, ran, &last, &trials);
     CHECK(ran[1] == 7 && trials == 0);
 
-    /* a store that knew only two options: the next run's first call tries
-     * the third (for a pattern seen once per run, its only chance) */
+    /* a store that knew only two options: the next run starts from the
+     * best known and tries the third on a repeat */
     e.ntried = 2;
     e.spent = 10e-3;
     e.overhead = 0;
     memset(&l, 0, sizeof l);
-    s = ferry_learn_pick(&l, &c, why, sizeof why);
-    CHECK(s->trial && s->running == 2);
-    CHECK_MSG(strstr(why, "continued from an earlier run") != NULL, "%s", why);
-    ferry_learn_done(&l, s, cost[2]);
     int ran2[3] = {0};
-    run(&l, &c, cost, 0, 4, ran2, &last, &trials);
-    CHECK(ran2[1] == 4 && trials == 1);
+    run(&l, &c, cost, 0, 5, ran2, &last, &trials);
+    CHECK(ran2[1] == 4 && ran2[2] == 1 && trials == 1 && l.slot[0].first == 1);
     /* ... not when the earlier runs' trials used up their budget */
     e.overhead = 5e-3;
     memset(&l, 0, sizeof l);
-    s = ferry_learn_pick(&l, &c, why, sizeof why);
-    CHECK(!s->trial && s->running == 1);
+    int ran3[3] = {0};
+    run(&l, &c, cost, 0, 5, ran3, &last, &trials);
+    CHECK(ran3[1] == 5 && trials == 0);
     /* an entry with nothing left to learn and nothing new: not written again */
     e.ntried = 3;
     memset(&l, 0, sizeof l);
     run(&l, &c, cost, 0, 3, NULL, &last, &trials);
     CHECK(trials == 0 && !ferry_learn_entry(&l.slot[0], FERRY_LEARN_AUTO, &e));
-    /* explore: no budget */
+    /* explore: no budget, and a pattern seen again tries what is left at
+     * its first call (a pattern seen once per run learns over runs) */
     e.ntried = 2;
     c.mode = FERRY_LEARN_EXPLORE;
     memset(&l, 0, sizeof l);
     s = ferry_learn_pick(&l, &c, why, sizeof why);
     CHECK(s->trial && s->running == 2);
+    CHECK_MSG(strstr(why, "continued from an earlier run") != NULL, "%s", why);
+    /* auto: the first call takes the best known */
+    c.mode = FERRY_LEARN_AUTO;
+    e.overhead = 0;
+    memset(&l, 0, sizeof l);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK(!s->trial && s->running == 1);
 }
 
 int main(void)
