@@ -56,8 +56,10 @@ void ferry_learn_setup(ferry_learn_ctx *ctx, const ferry_file *f, const ferry_pa
 {
     memset(ctx, 0, sizeof *ctx);
     ferry_learned_key *k = &ctx->key;
-    snprintf(k->fs, sizeof k->fs, "%s", f->fs.name);
-    snprintf(k->mount, sizeof k->mount, "%s", f->fs.mount);
+    _Static_assert(sizeof k->fs == sizeof f->fs.name && sizeof k->mount == sizeof f->fs.mount, "key sizes");
+    memcpy(k->fs, f->fs.name, sizeof k->fs);
+    memcpy(k->mount, f->fs.mount, sizeof k->mount);
+    k->fs[sizeof k->fs - 1] = k->mount[sizeof k->mount - 1] = '\0';
     k->write = is_write;
     k->ranks = f->size;
     k->nodes = nodes ? nodes->nnodes : 1;
@@ -69,7 +71,22 @@ void ferry_learn_setup(ferry_learn_ctx *ctx, const ferry_file *f, const ferry_pa
     ctx->mode = f->hints.learn;
     ctx->max_trials = f->hints.learn_trials;
     ctx->rule_why = rule_why;
-    add_opt(ctx, rule, 0);
+    ctx->f = f;
+    ctx->p = p;
+    ctx->nodes = nodes;
+    ctx->rule_s = rule;
+}
+
+/* The options worth a trial for ctx's pattern, the rules' choice first:
+ * worked out once per pattern, when its slot is made. */
+static void options(ferry_learn_ctx *ctx)
+{
+    const ferry_file *f = ctx->f;
+    const ferry_pattern *p = ctx->p;
+    const ferry_nodes *nodes = ctx->nodes;
+    const ferry_learned_key *k = &ctx->key;
+    ctx->nopt = 0;
+    add_opt(ctx, ctx->rule_s, 0);
     ctx->rule = 0;
     if (p->active <= 1 || !nodes)
         return; /* nothing to combine */
@@ -86,13 +103,20 @@ void ferry_learn_setup(ferry_learn_ctx *ctx, const ferry_file *f, const ferry_pa
         add_opt(ctx, FERRY_COLL_INDEPENDENT, 0);
     add_opt(ctx, FERRY_COLL_TWOPHASE, 0);
     char why[FERRY_REASON_LEN];
-    if (nodes->nnodes < f->size && !(f->atomic && is_write) &&
+    if (nodes->nnodes < f->size && !(f->atomic && k->write) &&
         !ferry_auto_local_collapses(f, p, nodes, why, sizeof why))
         add_opt(ctx, FERRY_COLL_LOCAL, 0);
     /* fewer aggregators: one, where the default takes several and the
      * extent gives them each a domain */
     if (f->hints.cb_nodes == 0 && k->extent >= 2 * FERRY_TP_MIN_DOMAIN && default_aggs(f, nodes) > 1)
         add_opt(ctx, FERRY_COLL_TWOPHASE, 1);
+}
+
+int ferry_learn_worth(ferry_learn_ctx *ctx)
+{
+    if (ctx->f)
+        options(ctx);
+    return ctx->nopt > 1;
 }
 
 /* ---- the learner ---- */
@@ -201,7 +225,7 @@ static void settle(ferry_learn_slot *s, const char *how)
     snprintf(s->why, sizeof s->why, "%s: %s (%d of %d options measured)", how, vs, known, s->nopt);
 }
 
-static ferry_learn_slot *slot_for(ferry_learner *l, const ferry_learn_ctx *ctx)
+static ferry_learn_slot *slot_for(ferry_learner *l, ferry_learn_ctx *ctx)
 {
     ferry_learn_slot *s = NULL, *old = &l->slot[0];
     for (int i = 0; i < FERRY_LEARN_SLOTS && !s; i++) {
@@ -214,6 +238,10 @@ static ferry_learn_slot *slot_for(ferry_learner *l, const ferry_learn_ctx *ctx)
     }
     if (!s)
         s = old; /* the pattern not seen for longest */
+    if (ctx->f)
+        options(ctx); /* now that they are needed */
+    if (ctx->nopt < 2)
+        return NULL;
     memset(s, 0, sizeof *s);
     s->used = 1;
     s->key = ctx->key;
@@ -246,11 +274,13 @@ static ferry_learn_slot *slot_for(ferry_learner *l, const ferry_learn_ctx *ctx)
     return s;
 }
 
-ferry_learn_slot *ferry_learn_pick(ferry_learner *l, const ferry_learn_ctx *ctx, char *reason, size_t cap)
+ferry_learn_slot *ferry_learn_pick(ferry_learner *l, ferry_learn_ctx *ctx, char *reason, size_t cap)
 {
-    if (ctx->mode == FERRY_LEARN_OFF || ctx->nopt < 2)
+    if (ctx->mode == FERRY_LEARN_OFF || (!ctx->f && ctx->nopt < 2))
         return NULL;
     ferry_learn_slot *s = slot_for(l, ctx);
+    if (!s)
+        return NULL; /* one option: nothing to learn */
     s->stamp = ++l->clock;
     s->calls++;
     int tries = may_try(s, ctx->mode, ctx->max_trials);

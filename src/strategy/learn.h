@@ -78,17 +78,27 @@ typedef struct ferry_learn_ctx {
     ferry_learn_opt opt[FERRY_LEARN_MAX_OPTS];
     int rule;
     const char *rule_why;
+    /* what the options come from (NULL f: opt[] is given as it is) */
+    const ferry_file *f;
+    const ferry_pattern *p;
+    const ferry_nodes *nodes;
+    ferry_coll_strategy rule_s;
 } ferry_learn_ctx;
 
-/* Fills ctx->key and ctx->opt from the call's global pattern: the rules'
- * choice first, then the options worth a trial here. Pure. */
+/* Fills ctx->key from the call's global pattern, and what the options come
+ * from: they are worked out (the rules' choice first, then the options
+ * worth a trial here) only when a pattern is seen for the first time. Pure. */
 void ferry_learn_setup(ferry_learn_ctx *ctx, const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes,
                        int is_write, ferry_coll_strategy rule, const char *rule_why);
+/* Works out ctx's options now; 1 when there is more than one (tests, and
+ * what the options of a pattern are). */
+int ferry_learn_worth(ferry_learn_ctx *ctx);
 
-/* The option this call takes, and why (reason, at most cap bytes).
- * Returns the pattern's slot, or NULL when there is nothing to learn (one
- * option only, or learning off): then the rules' choice stands. Pure. */
-ferry_learn_slot *ferry_learn_pick(ferry_learner *l, const ferry_learn_ctx *ctx, char *reason, size_t cap);
+/* The option this call takes, and why (reason, at most cap bytes); works
+ * out ctx's options for a pattern seen for the first time. Returns the
+ * pattern's slot, or NULL when there is nothing to learn (one option only,
+ * or learning off): then the rules' choice stands. Pure. */
+ferry_learn_slot *ferry_learn_pick(ferry_learner *l, ferry_learn_ctx *ctx, char *reason, size_t cap);
 
 /* The fast path (collective.c): a call known to repeat the last one on s,
  * which was settled. Returns 0, counting nothing, when s wants this call for

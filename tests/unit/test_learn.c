@@ -62,6 +62,7 @@ static void options(void)
     ferry_nodes one = nodes_of(8, 1), four = nodes_of(8, 4);
     ferry_pattern bt = pat(8, 200, 480, 8 * 200 * 480, 8 * 200 * 480);
     ferry_learn_setup(&c, loc, &bt, &one, 1, FERRY_COLL_LOCAL, "local: rule");
+    ferry_learn_worth(&c);
     CHECK(c.nopt == 3 && c.opt[0].s == FERRY_COLL_LOCAL); /* the rules' choice first */
     CHECK(has(&c, FERRY_COLL_INDEPENDENT, 0) && has(&c, FERRY_COLL_TWOPHASE, 0));
     CHECK(c.key.write == 1 && c.key.ranks == 8 && c.key.nodes == 1 && c.key.bytes == bt.bytes);
@@ -70,37 +71,45 @@ static void options(void)
     /* the same on 4 nodes and a large extent: one aggregator is tried too */
     ferry_pattern big = pat(8, 4096, 480, 8 * 4096 * 480, 8 * 4096 * 480);
     ferry_learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
+    ferry_learn_worth(&c);
     CHECK(has(&c, FERRY_COLL_TWOPHASE, 1) && has(&c, FERRY_COLL_LOCAL, 0));
     /* ... not when the program set cb_nodes */
     loc->hints.cb_nodes = 2;
     ferry_learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
+    ferry_learn_worth(&c);
     CHECK(!has(&c, FERRY_COLL_TWOPHASE, 1));
     loc->hints.cb_nodes = 0;
     /* atomic writes: never local */
     loc->atomic = 1;
     ferry_learn_setup(&c, loc, &bt, &one, 1, FERRY_COLL_TWOPHASE, "rule");
+    ferry_learn_worth(&c);
     CHECK(!has(&c, FERRY_COLL_LOCAL, 0));
     loc->atomic = 0;
     /* one rank per node: nothing to merge on a node */
     ferry_nodes each = nodes_of(8, 8);
     ferry_learn_setup(&c, loc, &bt, &each, 1, FERRY_COLL_TWOPHASE, "rule");
+    ferry_learn_worth(&c);
     CHECK(!has(&c, FERRY_COLL_LOCAL, 0));
     /* IOR's segmented calls: pieces far apart, nothing to try */
     ferry_pattern ior = pat(8, 1, 64 * KiB, 8 * MiB, 64 * KiB);
     ferry_learn_setup(&c, loc, &ior, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
+    ferry_learn_worth(&c);
     CHECK(c.nopt == 1);
     /* one rank with data: nothing to combine */
     ferry_pattern lone = pat(1, 100, 4 * KiB, 400 * KiB, 400 * KiB);
     ferry_learn_setup(&c, loc, &lone, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
+    ferry_learn_worth(&c);
     CHECK(c.nopt == 1);
     /* a network file system: small interleaved pieces are never sent one by one */
     ferry_file *net = file_of(FERRY_FS_CLASS_PARALLEL, 8);
     ferry_learn_setup(&c, net, &bt, &four, 0, FERRY_COLL_TWOPHASE, "rule");
+    ferry_learn_worth(&c);
     CHECK(!has(&c, FERRY_COLL_INDEPENDENT, 0) && has(&c, FERRY_COLL_TWOPHASE, 0));
     CHECK(c.key.write == 0);
     /* large pieces on it are */
     ferry_pattern hacc = pat(8, 9, 206 * KiB, 8 * 9 * 206 * KiB, 8 * 9 * 206 * KiB);
     ferry_learn_setup(&c, net, &hacc, &four, 0, FERRY_COLL_INDEPENDENT, "rule");
+    ferry_learn_worth(&c);
     CHECK(has(&c, FERRY_COLL_INDEPENDENT, 0) && has(&c, FERRY_COLL_TWOPHASE, 0));
     free(one.node_of);
     free(four.node_of);
@@ -139,7 +148,7 @@ static double noise(void)
 
 /* n calls; cost[i] = seconds of option i (times (1 + jitter*noise)).
  * Returns the calls per option through *ran; the last option in *last. */
-static void run(ferry_learner *l, const ferry_learn_ctx *c, const double *cost, double jitter, int n, int *ran,
+static void run(ferry_learner *l, ferry_learn_ctx *c, const double *cost, double jitter, int n, int *ran,
                 int *last, int *trials)
 {
     char why[FERRY_REASON_LEN];
