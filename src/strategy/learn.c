@@ -27,6 +27,13 @@ void ferry_learn_opt_name(const ferry_learn_opt *o, char *buf, size_t cap)
         snprintf(buf, cap, "%s", ferry_coll_strategy_name(o->s));
 }
 
+static void copy(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 static void add_opt(ferry_learn_ctx *ctx, ferry_coll_strategy s, int cb_nodes)
 {
     for (int i = 0; i < ctx->nopt; i++)
@@ -321,17 +328,16 @@ ferry_learn_slot *ferry_learn_pick(ferry_learner *l, ferry_learn_ctx *ctx, char 
     s->trial = trial;
     s->ref = best_known(s);
     note_decision(l, s);
-    char name[32];
-    ferry_learn_opt_name(&s->opt[run], name, sizeof name);
+    char name[32] = "";
+    if (trial)
+        ferry_learn_opt_name(&s->opt[run], name, sizeof name);
     if (trial)
         snprintf(reason, cap, "trial %d of at most %d (%s): %s", s->trials + 1, ctx->max_trials, what, name);
-    else if (s->state == FERRY_LEARN_FIRST && !s->from_store)
-        snprintf(reason, cap, "%s", s->rule_why);
-    else
-        snprintf(reason, cap, "%s", s->why);
+    else /* every call: a copy, not a format */
+        copy(reason, cap, s->state == FERRY_LEARN_FIRST && !s->from_store ? s->rule_why : s->why);
     if (s->calls == 1) {
         s->first = run;
-        snprintf(s->first_why, sizeof s->first_why, "%s", reason);
+        copy(s->first_why, sizeof s->first_why, reason);
     }
     return s;
 }
