@@ -1,8 +1,9 @@
 /*
  * What a file remembers across runs: at open, rank 0 reads the store of
  * learned choices (core/learned.h) and every rank gets the entries for this
- * file system and job size with the file-system facts, in the one broadcast
- * the open already makes; at close, rank 0 adds what this open learned.
+ * file system and job size (their count rides the broadcast of the
+ * file-system facts the open already makes; the entries, when there are
+ * any, follow in a second); at close, rank 0 adds what this open learned.
  */
 #ifndef FERRY_CORE_REMEMBER_H
 #define FERRY_CORE_REMEMBER_H
