@@ -26,6 +26,22 @@ def cells(results):
     return by
 
 
+def noise_floor(results, by):
+    """ferry-rules runs the strategy it names with the same code as that
+    strategy forced: their ratio would be 1.0 on a quiet machine. How far it
+    strays says how much one cell's median can be trusted."""
+    ratios = []
+    for row in results["summary"]:
+        if row["config"] != "ferry-rules":
+            continue
+        for op in ("write", "read"):
+            s = (row.get("ferry_choice") or {}).get(op, {}).get("strategy")
+            cfg = by.get((row["build"], row["fs"], row["exp"], op), {})
+            if op in row and s and f"ferry-{s}" in cfg:
+                ratios.append(cfg["ferry-rules"] / cfg[f"ferry-{s}"])
+    return ratios
+
+
 def judge(by, which):
     rows, met, low = [], 0, []
     for key, cfg in sorted(by.items()):
@@ -70,6 +86,13 @@ def main():
             r, r_met, r_low = judge(by, "ferry-rules")
             print(f"rules (auto without learning, same run): >= 0.9x the best in {r_met} of {len(r)} cells "
                   f"({100 * r_met / max(len(r), 1):.0f} %), below 0.8x the best native in {len(r_low)}")
+            nf = noise_floor(res, by)
+            if nf:
+                inside = sum(0.9 <= x <= 1 / 0.9 for x in nf)
+                nf.sort()
+                print(f"noise floor: ferry-rules against the forced strategy it ran (the same code, so 1.00 on a quiet "
+                      f"machine): within 0.9-1.11x in {inside} of {len(nf)} cells; ratios from {nf[0]:.2f} to "
+                      f"{nf[-1]:.2f}, median {nf[len(nf) // 2]:.2f}")
         print()
 
 
