@@ -5,46 +5,10 @@
  * change of load is noticed, and what the store is given. No MPI calls. */
 #include "strategy/learn.h"
 #include "unit/check.h"
+#include "unit/strategy_fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-#define KiB ((int64_t)1 << 10)
-#define MiB ((int64_t)1 << 20)
-
-static ferry_file *file_of(ferry_fs_class cls, int size)
-{
-    ferry_file *f = calloc(1, sizeof *f);
-    f->size = size;
-    f->fs.fs_class = cls;
-    snprintf(f->fs.name, sizeof f->fs.name, "%s", cls == FERRY_FS_CLASS_LOCAL ? "tmpfs" : "fuse.glusterfs");
-    snprintf(f->fs.mount, sizeof f->fs.mount, "/mnt/x");
-    ferry_hints_defaults(&f->hints);
-    return f;
-}
-
-static ferry_nodes nodes_of(int size, int nnodes)
-{
-    ferry_nodes n = {0};
-    n.nnodes = nnodes;
-    n.node_of = malloc((size_t)size * sizeof *n.node_of);
-    for (int r = 0; r < size; r++)
-        n.node_of[r] = r / (size / nnodes);
-    n.node_size = size / nnodes;
-    return n;
-}
-
-static ferry_pattern pat(int ranks, int64_t runs, int64_t piece, int64_t extent, int64_t span)
-{
-    ferry_pattern p = {0};
-    p.hi = extent;
-    p.active = ranks;
-    p.runs = runs * ranks;
-    p.bytes = runs * piece * ranks;
-    p.max_rank_bytes = runs * piece;
-    p.span_sum = span * ranks;
-    return p;
-}
 
 static int has(const ferry_learn_ctx *c, ferry_coll_strategy s, int cb)
 {
