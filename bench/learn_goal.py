@@ -42,6 +42,31 @@ def noise_floor(results, by):
     return ratios
 
 
+def compared(results):
+    """The cells where auto's choice came from comparing measured options
+    (its reason says "... faster than ..."): the rest ran the rules' choice
+    (or the store's one option), learning had nothing to compare there (a
+    one-off pattern, pieces too far apart to merge)."""
+    keys = set()
+    for row in results["summary"]:
+        if row["config"] == "ferry-auto":
+            for op, ch in (row.get("ferry_choice") or {}).items():
+                if "faster than" in ch.get("reason", ""):
+                    keys.add((row["build"], row["fs"], row["exp"], op))
+    return keys
+
+
+def split(by, learned, which):
+    """which's cells >= 0.9x the best and below 0.8x the best native, among
+    the cells auto compared options in and the others"""
+    rows = judge(by, which)[0]
+    out = []
+    for part in (True, False):
+        xs = [(b, n) for k, b, n in rows if (k in learned) == part]
+        out.append((len(xs), sum(b >= 0.9 for b, _ in xs), sum(n is not None and n < 0.8 for _, n in xs)))
+    return out
+
+
 def judge(by, which):
     rows, met, low = [], 0, []
     for key, cfg in sorted(by.items()):
@@ -86,6 +111,11 @@ def main():
             r, r_met, r_low = judge(by, "ferry-rules")
             print(f"rules (auto without learning, same run): >= 0.9x the best in {r_met} of {len(r)} cells "
                   f"({100 * r_met / max(len(r), 1):.0f} %), below 0.8x the best native in {len(r_low)}")
+            learned = compared(res)
+            for name, cfg in (("auto", "ferry-auto"), ("rules", "ferry-rules")):
+                (n1, m1, l1), (n2, m2, l2) = split(by, learned, cfg)
+                print(f"  {name}: in the {n1} cells where auto compared measured options: >= 0.9x best in {m1}, "
+                      f"< 0.8x native in {l1}; in the other {n2}: {m2} and {l2}")
             nf = noise_floor(res, by)
             if nf:
                 inside = sum(0.9 <= x <= 1 / 0.9 for x in nf)
