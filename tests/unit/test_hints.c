@@ -671,7 +671,7 @@ static void test_json(void)
     CHECK(strstr(buf, "\"ferry_ds_threshold\":65536,") != NULL);
     CHECK(strstr(buf, "\"ferry_forward_collectors\":1,") != NULL);
     CHECK(strstr(buf, "\"ferry_forward_assign\":\"route-aware\",") != NULL);
-    CHECK(strstr(buf, "\"ferry_forward_errors\":\"deferred\",") != NULL);
+    CHECK(strstr(buf, "\"ferry_forward_errors\":\"call\",") != NULL);
     CHECK(strstr(buf, "\"ferry_cache_coherent\":\"automatic\",") != NULL);
     CHECK(strstr(buf, "\"ferry_learn\":\"auto\",\"ferry_learn_trials\":8,\"ferry_learn_cache\":\"default\"}") != NULL);
     h.local_aggregators = FERRY_LOCAL_AGG_ALL;
