@@ -130,11 +130,13 @@ class Build:
     """A ferry build directory: its MPI flavour, launcher, ferry-bench, libferry."""
 
     def __init__(self, path, ranks_by_flavor, aggregators=0, cb_buffer=16 * MiB, romio_hints=None,
-                 strategies=STRATEGIES, natives=NATIVES):
+                 strategies=STRATEGIES, natives=NATIVES, learn_store=None, rules=False):
         self.path = os.path.abspath(path)
         self.strategies, self.natives = strategies, natives
         # --aggregators: two-phase against two-phase, same aggregator count and buffer
         self.aggs, self.cb, self.romio_hints = aggregators, cb_buffer, romio_hints
+        # --learn-store: where auto keeps what it learns (FERRY_LEARN_CACHE); --rules: auto without learning too
+        self.learn_store, self.rules = learn_store, rules
         cache = {}
         with open(os.path.join(self.path, "CMakeCache.txt")) as f:
             for line in f:
@@ -165,7 +167,8 @@ class Build:
             cfgs += [("romio321", "native", "romio321")] if "romio" in self.natives else []
         elif "romio" in self.natives:
             cfgs += [("romio", "native", None)]
-        return cfgs + [(f"ferry-{s}", "ferry", s) for s in self.strategies]
+        cfgs += [(f"ferry-{s}", "ferry", s) for s in self.strategies]
+        return cfgs + ([("ferry-rules", "ferry", "auto:ferry_learn=off")] if self.rules else [])
 
     def ranks_on(self, fs, cluster_slots):
         """On the cluster: a rank on each of its slots (4 nodes of 2), both
@@ -206,7 +209,10 @@ class Build:
             cmd += setenv("ROMIO_HINTS", self.romio_hints)
         if kind == "ferry":
             cmd += setenv("LD_PRELOAD", self.lib)
-            hints = f"*:ferry_write_strategy={detail}:ferry_read_strategy={detail}"
+            strategy, _, more = detail.partition(":")
+            hints = f"*:ferry_write_strategy={strategy}:ferry_read_strategy={strategy}" + (":" + more if more else "")
+            if self.learn_store:
+                cmd += setenv("FERRY_LEARN_CACHE", self.learn_store)
             if self.aggs:  # N virtual nodes, one aggregator on each
                 hints += f":cb_nodes={self.aggs}:cb_buffer_size={self.cb}"
                 rpn = max(1, self.ranks // self.aggs)
@@ -680,6 +686,11 @@ def main():
                          "ROMIO two-phase forced on (ROMIO_HINTS: cb_nodes N, cb_config_list *:*) and OMPIO "
                          "(io_ompio_num_aggregators N), all with --cb-buffer-size")
     ap.add_argument("--cb-buffer-size", type=int, default=16 * MiB, help="collective buffer with --aggregators")
+    ap.add_argument("--learn-store", metavar="PATH",
+                    help="the store of learned choices for ferry's runs (FERRY_LEARN_CACHE; default: the user's, "
+                         "~/.cache/ferry/learned.json), e.g. a fresh file to measure a first run")
+    ap.add_argument("--rules", action="store_true",
+                    help="also run ferry's auto without learning (ferry-rules: ferry_learn=off), to see what learning changes")
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per launch")
     ap.add_argument("--cluster-timeout", type=int, default=300,
                     help="seconds per launch on the cluster (native OMPIO can hang there: docs/cluster.md)")
@@ -724,7 +735,9 @@ def main():
             f.write(f"romio_cb_write enable\nromio_cb_read enable\ncb_nodes {a.aggregators}\n"
                     f"cb_buffer_size {a.cb_buffer_size}\ncb_config_list *:*\n")
     builds = [Build(b, {"openmpi": a.ompi_ranks, "mpich": a.mpich_ranks}, a.aggregators, a.cb_buffer_size,
-                    romio_hints, strategies, natives) for b in a.builds.split(",") if b]
+                    romio_hints, strategies, natives,
+                    os.path.abspath(a.learn_store) if a.learn_store else None, a.rules)
+              for b in a.builds.split(",") if b]
     for b in builds:
         if a.aggregators and b.ranks % a.aggregators:
             sys.exit(f"compare: {b.name}: {b.ranks} ranks do not split into {a.aggregators} equal virtual nodes")

@@ -10,6 +10,7 @@
 #include "core/file.h"
 #include "core/manage.h"
 #include "core/nodes.h"
+#include "core/remember.h"
 #include "core/trace.h"
 #include "core/async.h"
 #include "core/finalize.h"
@@ -110,14 +111,32 @@ static int open_fd(ferry_file *f, int flags)
 }
 
 /* What the file system is and allows, once the file exists (its stripe
- * layout is the file's own). Rank 0 asks and the others take its answer, so
- * rules built on it agree across ranks by construction. */
+ * layout is the file's own), and what the store of learned choices knows
+ * of it. Rank 0 asks and the others take its answer in one broadcast (and
+ * a second with the store's entries, when it has some), so rules built on
+ * it agree across ranks by construction. */
 static void probe_fs(ferry_file *f)
 {
-    if (f->rank == 0)
-        ferry_fs_probe(f->path, &f->fs);
+    struct {
+        ferry_fs_info fs;
+        int known;
+    } w;
+    ferry_remember_wire known; /* about 8 KiB, on the stack: no rank can fail to join */
+    memset(&w, 0, sizeof w);
+    known.n = 0;
+    if (f->rank == 0) {
+        ferry_fs_probe(f->path, &w.fs);
+        ferry_remember_load(f, &w.fs, &known);
+        w.known = known.n;
+    }
     if (f->size > 1)
-        MPI_Bcast(&f->fs, (int)sizeof f->fs, MPI_BYTE, 0, f->comm);
+        MPI_Bcast(&w, (int)sizeof w, MPI_BYTE, 0, f->comm);
+    /* the store's entries, when it has any for this file system and job */
+    known.n = w.known > 0 && w.known <= FERRY_REMEMBER_MAX ? w.known : 0;
+    if (f->size > 1 && known.n)
+        MPI_Bcast(known.e, known.n * (int)sizeof known.e[0], MPI_BYTE, 0, f->comm);
+    f->fs = w.fs;
+    ferry_remember_keep(f, &known);
     ferry_fs_apply_hints(&f->fs, f->hints.striping_unit, f->hints.striping_factor);
     if (f->hints.cache_coherent != FERRY_TRI_AUTO)
         ferry_fs_vouch_cache(&f->fs, f->hints.cache_coherent == FERRY_TRI_ENABLE);
@@ -283,7 +302,8 @@ int ferry_file_close(ferry_file *f)
 {
     double t0 = ferry_now();
     int fwd = ferry_strategies.close(f); /* before the descriptor goes: forwarders write through it */
-    ferry_strategies.release(f);
+    ferry_strategies.release(f); /* notes what was learned */
+    ferry_remember_close(f);
     int err = f->fd.drv->close(&f->fd);
     int cls = err ? ferry_errno_class(err) : ferry_err_class(fwd);
     int maxcls = cls;
