@@ -1,6 +1,7 @@
 /* Pieces every subcommand uses. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 
@@ -25,6 +26,7 @@ ferry_topo_machine *cmd_machine(const topo_opts *o) {
 }
 
 void cmd_scen_cfg(const topo_opts *o, const ferry_topo_machine *m, scen_cfg *c) {
+  memset(c, 0, sizeof *c);
   c->m = m;
   c->ppn = o->ppn;
   c->bytes_per_rank = o->bytes_per_rank;
