@@ -69,7 +69,7 @@ static int assign_moving(const ferry_topo_machine *m, ferry_topo_assign_algo alg
         (rc = ferry_topo__peak(m, n, nodes, wt, gw_out, &pr, &hr)) == 0 &&
         (rc = ferry_topo__peak(m, n, nodes, wt, def, &pd, &hd)) == 0 && (pd < pr || (pd == pr && hd < hr)))
       memcpy(gw_out, def, (size_t)n * sizeof *def);
-    ferry_topo__search sp = {wt, NULL, NULL, 0, 0, p->mem_cap, slack, p->max_moves};
+    ferry_topo__search sp = {wt, NULL, NULL, 0, 0, p->mem_cap, slack, p->mem_cap_bytes, p->max_moves};
     if (algo == FERRY_TOPO_ASSIGN_LOAD_AWARE) {
       sp.rq = p->node_msgs;
       sp.rqm = p->moved_msgs;

@@ -141,6 +141,7 @@ typedef struct {
   double group_bw;          /* > 0: each group passes this many bytes/s */
   double group_msg_cost;    /* > 0: seconds per request at a group's server */
   int mem_cap, slack;
+  double mem_cap_bytes;     /* > 0: bytes moved onto one gateway at most */
   long max_moves;           /* <= 0 => n */
 } ferry_topo__search;
 int ferry_topo__refine(const ferry_topo_machine *m, int n, const int *nodes, const int *def,

@@ -36,6 +36,7 @@ typedef struct {
   const double *rq, *rqm; /* requests on the default / another gateway, or NULL */
   int gbytes, gmsgs;      /* first group-bytes / group-request resource, or -1 */
   int *gw, *moved_in, cap;
+  double *moved_bytes, cap_bytes;
   double *load;
   double *bw;             /* capacity per resource */
   int tsize, *tree;
@@ -120,8 +121,8 @@ static int apply_move(rs_t *s, int i, int g2, const int *p1, const double *w1, i
     if (!contains(p1, n1, p2[k]) && add_entry(s, p2[k], i)) return -ENOMEM;
   }
   int g1 = s->gw[i];
-  if (g1 != s->def[i]) s->moved_in[g1]--;
-  if (g2 != s->def[i]) s->moved_in[g2]++;
+  if (g1 != s->def[i]) s->moved_in[g1]--, s->moved_bytes[g1] -= s->w[i];
+  if (g2 != s->def[i]) s->moved_in[g2]++, s->moved_bytes[g2] += s->w[i];
   s->gw[i] = g2;
   return 0;
 }
@@ -129,6 +130,7 @@ static int apply_move(rs_t *s, int i, int g2, const int *p1, const double *w1, i
 static int allowed(const rs_t *s, int i, int g) {
   if (g == s->gw[i]) return 0;
   if (g != s->def[i] && s->cap > 0 && s->moved_in[g] >= s->cap) return 0;
+  if (g != s->def[i] && s->cap_bytes > 0 && s->moved_bytes[g] + s->w[i] > s->cap_bytes) return 0;
   return 1;
 }
 
@@ -158,7 +160,7 @@ int ferry_topo__refine(const ferry_topo_machine *m, int n, const int *nodes, con
   rs_t s;
   memset(&s, 0, sizeof s);
   s.m = m, s.n = n, s.nodes = nodes, s.def = def, s.w = sp->w, s.gw = gw, s.cap = sp->mem_cap;
-  s.rq = sp->rq, s.rqm = sp->rqm;
+  s.rq = sp->rq, s.rqm = sp->rqm, s.cap_bytes = sp->mem_cap_bytes;
   int rc = -ENOMEM, L = m->nlinks, G = m->ngroups;
   s.gbytes = sp->group_bw > 0 ? L : -1;
   s.gmsgs = sp->group_msg_cost > 0 && sp->rq ? L + (s.gbytes >= 0 ? G : 0) : -1;
@@ -170,12 +172,14 @@ int ferry_topo__refine(const ferry_topo_machine *m, int n, const int *nodes, con
   s.tree = malloc(2 * (size_t)s.tsize * sizeof *s.tree);
   s.head = malloc((size_t)R * sizeof *s.head);
   s.moved_in = calloc((size_t)m->ngw, sizeof *s.moved_in);
+  s.moved_bytes = calloc((size_t)m->ngw, sizeof *s.moved_bytes);
   s.stamp = calloc(ferry_topo__sz(n), sizeof *s.stamp);
   int *limit = malloc(ferry_topo__sz(n) * sizeof *limit);
   s.end = malloc(ferry_topo__sz(n) * sizeof *s.end);
   ferry_topo_cands own;
   memset(&own, 0, sizeof own);
-  if (!s.load || !s.bw || !s.tree || !s.head || !s.moved_in || !s.stamp || !limit || !s.end) goto out;
+  if (!s.load || !s.bw || !s.tree || !s.head || !s.moved_in || !s.moved_bytes || !s.stamp || !limit || !s.end)
+    goto out;
   for (int l = 0; l < R; l++) s.head[l] = -1;
   for (int l = 0; l < L; l++) s.bw[l] = m->link_bw[l];
   for (int q = 0; q < G; q++) {
@@ -191,7 +195,7 @@ int ferry_topo__refine(const ferry_topo_machine *m, int n, const int *nodes, con
       s.load[p1[k]] += w1[k];
       if (add_entry(&s, p1[k], i)) goto out;
     }
-    if (gw[i] != def[i]) s.moved_in[gw[i]]++;
+    if (gw[i] != def[i]) s.moved_in[gw[i]]++, s.moved_bytes[gw[i]] += sp->w[i];
   }
   ferry_topo__limits(m, n, nodes, def, sp->slack, limit);
   for (int k = 0; k < 2 * s.tsize; k++) s.tree[k] = -1;
@@ -291,6 +295,7 @@ out:
   free(s.head);
   free(s.ent);
   free(s.moved_in);
+  free(s.moved_bytes);
   free(s.stamp);
   free(limit);
   return rc;

@@ -136,6 +136,8 @@ typedef struct {
   const int *nodes;        /* distinct node ids (ignored when nnodes == 0) */
   const double *node_bytes;/* bytes each participating node sends; NULL => 1 */
   int mem_cap;             /* max nodes moved onto one gateway; <= 0: none */
+  double mem_cap_bytes;    /* refined, load-aware: max node_bytes moved onto
+                              one gateway (buffers there); <= 0: none */
   int slack;               /* refinement: hops allowed beyond the default
                               distance; < 0 => 2 */
   long max_moves;          /* refinement move budget; <= 0 => nnodes */

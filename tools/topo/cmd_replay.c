@@ -79,7 +79,7 @@ int cmd_replay(int argc, char **argv) {
   }
   trace_t tr;
   char err[256];
-  if (trace_read_file(o.positional[0], &tr, err, sizeof err)) {
+  if (trace_read_file(o.positional[0], &tr, err, sizeof err) || trace_records_as_writes(&tr, err, sizeof err)) {
     fprintf(stderr, "ferry-topo replay: %s\n", err);
     return 1;
   }
@@ -124,7 +124,7 @@ int cmd_replay(int argc, char **argv) {
       nodes[nw++] = v;
     }
     wbytes[wnode[v]] += tr.writes[i].bytes;
-    wmsgs[wnode[v]] += 1;
+    wmsgs[wnode[v]] += tr.writes[i].calls;
   }
   if (nw) {
     gw = malloc((size_t)nw * sizeof *gw);

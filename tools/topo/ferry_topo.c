@@ -38,6 +38,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "replay")) return cmd_replay(argc, argv);
   if (!strcmp(c, "plot")) return cmd_plot(argc, argv);
   if (!strcmp(c, "simulate")) return cmd_simulate(argc, argv);
+  if (!strcmp(c, "advise")) return cmd_advise(argc, argv);
   fprintf(stderr, "ferry-topo: unknown command '%s'\n", c);
   usage(stderr);
   return 2;

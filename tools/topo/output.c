@@ -1,6 +1,7 @@
 /* Output formats. The table's columns are the issue's, in its order. */
 #include "output.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static int simulated(const scen_row *rows, int n) {
@@ -116,4 +117,13 @@ int out_links_csv(const char *path, const ferry_topo_machine *m, const ferry_top
     fprintf(f, "%d,\"%s\",%.0f,%.6g\n", l, name, mt->link_bytes[l], ferry_topo_link_bandwidth(m, l));
   }
   return fclose(f);
+}
+
+void format_bytes(double b, char *buf, size_t len) {
+  static const char *suf[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int k = 0;
+  double v = b;
+  while (k < 5 && (v >= 1024 || v <= -1024)) v /= 1024, k++;
+  if (k == 0) snprintf(buf, len, "%.0f B", b);
+  else snprintf(buf, len, "%.*f %s", v >= 100 || v <= -100 ? 0 : v >= 10 || v <= -10 ? 1 : 2, v, suf[k]);
 }

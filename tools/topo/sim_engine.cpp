@@ -9,9 +9,13 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <exception>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -62,13 +66,9 @@ void flow_actor(const sim_spec* s, size_t f, sg4::Host* from, sg4::Host* to, dou
 
 } // namespace
 
-static int run(const sim_spec* s, double* t_sim)
+// The engine's configuration, shared by both entry points.
+static void configure()
 {
-  int argc           = 2;
-  char name[]        = "ferry-topo";
-  char quiet[]       = "--log=root.thres:critical"; // no configuration chatter on stderr
-  char* argv[]       = {name, quiet, nullptr};
-  sg4::Engine e(&argc, argv);
   // Max-min sharing without TCP corrections, so that simple cases have a
   // closed form: no bandwidth/latency factors, no RTT weighting, no
   // window bound, no reverse (ACK) traffic.
@@ -82,6 +82,16 @@ static int run(const sim_spec* s, double* t_sim)
   // pages, or the stacks' mappings pass Linux's vm.max_map_count (65,530).
   sg4::Engine::set_config("contexts/stack-size:64");
   sg4::Engine::set_config("contexts/guard-size:0");
+}
+
+static int run(const sim_spec* s, double* t_sim)
+{
+  int argc           = 2;
+  char name[]        = "ferry-topo";
+  char quiet[]       = "--log=root.thres:critical"; // no configuration chatter on stderr
+  char* argv[]       = {name, quiet, nullptr};
+  sg4::Engine e(&argc, argv);
+  configure();
 
   auto* zone = sg4::create_star_zone("ferry");
   // CM02 shares a link in inverse proportion to each communication's route
@@ -130,3 +140,158 @@ extern "C" int sim_engine_run(const sim_spec* s, double* t_sim)
   }
 }
 
+
+// ---- I/O paths ------------------------------------------------------------
+
+namespace {
+
+// A shipper's queue: batches ready to write, in the order they became
+// ready, and a condition its actor sleeps on while the queue is empty.
+struct Shipper {
+  sg4::Host* host = nullptr;
+  sg4::Host* sink = nullptr;
+  double lat      = 0;
+  int left        = 0; // batches still to write
+  std::deque<int> ready;
+  sg4::MutexPtr mutex;
+  sg4::ConditionVariablePtr cv;
+};
+
+// Progress on stderr once a run passes 10 s of wall time, then every 10 s.
+struct Progress {
+  const char* label;
+  long total, done = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double next = 10;
+  void write_done(long n)
+  {
+    done += n;
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (wall >= next) {
+      fprintf(stderr, "ferry-topo: %s: %ld of %ld writes, simulated %.3f s, %.0f s wall\n", label, done, total,
+              sg4::Engine::get_clock(), wall);
+      next = wall + 10;
+    }
+  }
+};
+
+// One batch: count writes of `bytes`, one after another (the node's lock),
+// each paying its latencies (request, each pull's request and data,
+// reply), the transfer, and the group server's time. Without a server the
+// writes of a batch are one transfer of their sum after their latencies:
+// the same max-min shares, count times fewer events.
+void ship_batch(const sim_path_spec* s, Shipper& sh, const sim_batch& b, Progress& pr)
+{
+  if (b.count <= 0 || b.bytes <= 0)
+    return;
+  double chunks = std::ceil(b.bytes / s->pull - 1e-9);
+  double wlat   = (2 + 2 * chunks) * sh.lat;
+  int rounds    = s->msg_cost > 0 ? b.count : 1;
+  int per       = s->msg_cost > 0 ? 1 : b.count;
+  for (int w = 0; w < rounds; w++) {
+    sg4::this_actor::sleep_for(wlat * per);
+    sg4::Comm::sendto(sh.host, sh.sink, static_cast<uint64_t>(b.bytes * per + 0.5));
+    if (s->msg_cost > 0)
+      sg4::Exec::init()->set_flops_amount(s->msg_cost * kServiceSpeed)->set_host(sh.sink)->start()->wait();
+    pr.write_done(per);
+  }
+}
+
+} // namespace
+
+static int run_paths(const sim_path_spec* s, double* t_sim)
+{
+  int argc     = 2;
+  char name[]  = "ferry-topo";
+  char quiet[] = "--log=root.thres:critical";
+  char* argv[] = {name, quiet, nullptr};
+  sg4::Engine e(&argc, argv);
+  configure();
+  auto* zone = sg4::create_star_zone("ferry");
+  std::vector<sg4::Link*> links(s->nlinks);
+  for (int l = 0; l < s->nlinks; l++)
+    links[l] = zone->create_link("l" + std::to_string(l), s->link_bw[l])->set_latency(0)->seal();
+  std::vector<sg4::Host*> sinks(s->nsinks);
+  for (int k = 0; k < s->nsinks; k++)
+    sinks[k] = zone->create_host("g" + std::to_string(k), kServiceSpeed)->seal();
+  auto* drop = zone->create_host("mpi", kServiceSpeed)->seal();
+  // CM02 weighs a flow by its route latency: a private link per sender
+  // carries a nominal latency, divided by the messages a merged transfer
+  // stands for (its shares); the real latencies are slept explicitly.
+  constexpr double kWeightLat = 1e-9;
+  auto host_with_route = [&](const std::string& hn, const int* r, size_t n, double shares) {
+    auto* h = zone->create_host(hn, 1e9)->seal();
+    std::vector<sg4::LinkInRoute> up;
+    up.emplace_back(zone->create_link("p" + hn, 1e18)->set_latency(kWeightLat / shares)->seal());
+    for (size_t q = 0; q < n; q++)
+      up.emplace_back(links[r[q]]);
+    zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, up, false);
+    return h;
+  };
+  std::vector<Shipper> ships(s->nship);
+  for (int k = 0; k < s->nship; k++) {
+    ships[k].host  = host_with_route("s" + std::to_string(k), s->ship_route + s->ship_off[k],
+                                     s->ship_off[k + 1] - s->ship_off[k], 1);
+    ships[k].sink  = sinks[s->ship_sink[k]];
+    ships[k].lat   = s->ship_lat[k];
+    ships[k].mutex = sg4::Mutex::create();
+    ships[k].cv    = sg4::ConditionVariable::create();
+  }
+  std::vector<sg4::Host*> xhosts(s->nxfer);
+  std::vector<std::vector<int>> xbatches(s->nxfer);
+  for (int j = 0; j < s->nxfer; j++)
+    xhosts[j] = host_with_route("x" + std::to_string(j), s->xfer_route + s->xfer_off[j],
+                                s->xfer_off[j + 1] - s->xfer_off[j], std::max(1, s->xfer_msgs[j]));
+  zone->seal();
+  for (int b = 0; b < s->nbatch; b++) {
+    Shipper& sh = ships[s->batch[b].ship];
+    sh.left++;
+    if (s->batch[b].xfer < 0)
+      sh.ready.push_back(b);
+    else
+      xbatches[s->batch[b].xfer].push_back(b);
+  }
+  Progress pr{s->label, s->nwrites};
+  for (int k = 0; k < s->nship; k++)
+    sg4::Actor::create("ship" + std::to_string(k), ships[k].host, [s, k, &ships, &pr]() {
+      Shipper& sh = ships[k];
+      while (sh.left > 0) {
+        int b;
+        {
+          std::unique_lock<sg4::Mutex> lock(*sh.mutex);
+          while (sh.ready.empty())
+            sh.cv->wait(lock);
+          b = sh.ready.front();
+          sh.ready.pop_front();
+        }
+        sh.left--;
+        ship_batch(s, sh, s->batch[b], pr);
+      }
+    });
+  for (int j = 0; j < s->nxfer; j++)
+    sg4::Actor::create("xfer" + std::to_string(j), xhosts[j], [s, j, &xhosts, &xbatches, &ships, drop]() {
+      if (s->xfer_lat[j] > 0)
+        sg4::this_actor::sleep_for(s->xfer_lat[j]);
+      if (s->xfer_off[j + 1] > s->xfer_off[j] && s->xfer_bytes[j] > 0)
+        sg4::Comm::sendto(xhosts[j], drop, static_cast<uint64_t>(s->xfer_bytes[j] + 0.5));
+      for (int b : xbatches[j]) {
+        Shipper& sh = ships[s->batch[b].ship];
+        std::unique_lock<sg4::Mutex> lock(*sh.mutex);
+        sh.ready.push_back(b);
+        sh.cv->notify_all();
+      }
+    });
+  e.run();
+  *t_sim = sg4::Engine::get_clock();
+  return 0;
+}
+
+extern "C" int sim_engine_paths(const sim_path_spec* s, double* t_sim)
+{
+  try {
+    return run_paths(s, t_sim);
+  } catch (const std::exception& ex) {
+    fprintf(stderr, "ferry-topo: simgrid: %s\n", ex.what());
+    return -1;
+  }
+}
