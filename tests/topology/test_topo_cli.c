@@ -94,21 +94,22 @@ static void compare(void) {
   CHECK(strcmp(str(&d, "machine"), "bgq:512,default=tile") == 0);
   CHECK_NEAR(num(&d, "nodes"), 512, 0);
   const json_t *res = json_get(&d, "results");
-  CHECK(nitems(res) == 6);
-  static const char *names[] = {"default", "route-aware", "refined", "collective-default", "collective-bridge-ring",
+  CHECK(nitems(res) == 7);
+  static const char *names[] = {"default",           "route-aware",            "refined",
+                                "load-aware",        "collective-default",     "collective-bridge-ring",
                                 "collective-topology"};
   static const char *keys[] = {"avg_hops", "max_hops", "max_link_load", "hop_bytes", "max_gateway_msgs",
                                "max_gateway_bytes", "modelled_time_s"};
-  for (size_t i = 0; res && i < nitems(res) && i < 6; i++) {
+  for (size_t i = 0; res && i < nitems(res) && i < 7; i++) {
     jv r0 = item(res, i), *r = &r0;
     CHECK(strcmp(str(r, "assignment"), names[i]) == 0);
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) CHECK(num(r, keys[k]) >= 0);
     CHECK(num(r, "fair_share_time_s") >= num(r, "modelled_time_s") * (1 - 1e-9));
   }
-  if (res && nitems(res) == 6) {
+  if (res && nitems(res) == 7) {
     /* default: 64 nodes of 16 ranks x 1 MiB per bridge; tile 2x2x2x4x2 with
      * the bridge at (0,1,0,1,0): mean distance .5+.5+.5+1+.5 = 3, max 6;
-     * the exit link is the bottleneck: 1 GiB / 2 GB/s + 6 x 40 ns */
+     * the exit link is the bottleneck: 1 GiB / 1.8 GB/s + 6 x 40 ns */
     jv r0 = item(res, 0), *r = &r0;
     CHECK_NEAR(num(r, "avg_hops"), 3.0, 1e-9);
     CHECK_NEAR(num(r, "max_hops"), 6, 0);
@@ -120,14 +121,17 @@ static void compare(void) {
     /* every row writes the same bytes; the refinement is never worse than
      * route-aware on the bottleneck */
     CHECK(num(&(jv){item(res, 2)}, "max_link_load") <= num(&(jv){item(res, 1)}, "max_link_load"));
+    /* load-aware on a balanced default: every bridge at the mean, no move */
+    CHECK_NEAR(num(&(jv){item(res, 3)}, "moved_nodes"), 0, 0);
+    CHECK_NEAR(num(&(jv){item(res, 3)}, "modelled_time_s"), num(r, "modelled_time_s"), 1e-12);
     /* collective rows: 64 aggregators write 128 MiB each in 16 MiB pieces */
-    CHECK_NEAR(num(&(jv){item(res, 3)}, "max_gateway_msgs"), 8 * 8, 0);
+    CHECK_NEAR(num(&(jv){item(res, 4)}, "max_gateway_msgs"), 8 * 8, 0);
   }
   json_free(&d);
 
   CHECK_INT(parse("compare --machine bgq:512,default=tile --ppn 16 --bytes-per-rank 256KiB --coalesce --json", &d), 0);
   res = json_get(&d, "results");
-  if (res && nitems(res) == 6) {
+  if (res && nitems(res) == 7) {
     CHECK_NEAR(num(&(jv){item(res, 0)}, "max_gateway_msgs"), 64, 0);
     CHECK_NEAR(num(&(jv){item(res, 0)}, "max_gateway_bytes"), 64 * 16 * 262144.0, 0);
   }
@@ -136,7 +140,7 @@ static void compare(void) {
 
   CHECK_INT(parse("compare --machine dragonfly:theta --ppn 4 --bytes-per-rank 1MiB --json --no-fair-share", &d), 0);
   res = json_get(&d, "results");
-  CHECK(res && nitems(res) == 6);
+  CHECK(res && nitems(res) == 7);
   CHECK_NEAR(num(&d, "nodes"), 3426, 0);
   json_free(&d);
 }
@@ -332,9 +336,17 @@ static void plot(void) {
     jv pl = (json_t *)json_get(&d, "plane");
     CHECK(pl && strcmp(str(&pl, "x_dim"), "D") == 0 && strcmp(str(&pl, "y_dim"), "C") == 0);
     const json_t *as = json_get(&d, "assignments");
-    CHECK(nitems(as) == 3);
+    CHECK(nitems(as) == 4);
     for (size_t i = 0; i < nitems(as); i++) {
       jv a = item(as, i);
+      /* the heat map's title and the histogram's legend name the same
+       * link: the busiest network link, not the bridge exit that binds */
+      double top = 0;
+      const json_t *ll = json_get(&a, "link_loads");
+      for (size_t k = 0; k < nitems(ll); k++)
+        if (json_number_value(json_array_get(ll, k)) > top) top = json_number_value(json_array_get(ll, k));
+      CHECK_NEAR(num(&a, "max_net_link_load"), top, 0);
+      CHECK(num(&a, "max_net_link_load") < num(&a, "max_link_load"));
       const json_t *links = json_get(&a, "link_loads"), *gb = json_get(&a, "gateway_bytes"),
                    *plk = json_get(&a, "plane_links");
       CHECK(nitems(gb) == 8 && nitems(plk) > 0);
@@ -382,6 +394,8 @@ static void errors(void) {
   char *out = run("compare --machine bgq:128 --ppn 4", &st);
   CHECK_INT(st, 0);
   CHECK(out && strstr(out, "modelled_time_s") && strstr(out, "collective-topology"));
+  /* bytes in readable units: a bridge's 64 nodes x 4 ranks x 1 MiB */
+  CHECK(out && strstr(out, " 256 MiB ") && !strstr(out, "268435456"));
   free(out);
 }
 
@@ -461,12 +475,12 @@ static void simulate(void) {
    * (1024 x 1 ms after 0.597 s) where the floor takes the larger */
   CHECK_INT(parse("compare --machine bgq:512,default=tile --simulate --msg-cost 1e-3 --json", &d), 0);
   res = json_get(&d, "results");
-  CHECK(nitems(res) == 6);
+  CHECK(nitems(res) == 7);
   for (size_t i = 0; i < nitems(res); i++) {
     jv r = item(res, i);
     CHECK(num(&r, "simulated_time_s") >= num(&r, "modelled_time_s") * (1 - 1e-6));
   }
-  if (nitems(res) == 6) {
+  if (nitems(res) == 7) {
     jv r0 = item(res, 0);
     CHECK_NEAR(num(&r0, "modelled_time_s"), 1.024 + 6 * 40e-9, 1e-9);
     CHECK_NEAR(num(&r0, "simulated_time_s") / (1073741824.0 / 1.8e9 + 1.024), 1.0, 0.01);
