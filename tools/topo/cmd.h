@@ -36,9 +36,11 @@ void io_setup_free(io_setup *s);
 /* File-system runs (--fs): a GPFS stand-in at each I/O node. The cost per
  * request is fitted so that the default row writes 64 GiB from 4096 nodes
  * at the seed's 0.7 GB/s (tools/topo/calibrate.sh, docs/topology-results.md);
- * the bandwidth is Mira's 240 GB/s file system over its 384 I/O nodes (the
- * seed, section 4). */
-#define FS_MSG_COST 0.04772
-#define FS_ION_BW (240e9 / 384)
+ * the bandwidth is the I/O node's link to the file system, QDR InfiniBand
+ * (the seed, section 4), 4X at 32 Gb/s of data. Mira's 240 GB/s over its
+ * 384 I/O nodes, 0.625 GB/s each, is the fair share when every job writes
+ * (--ion-bw 625e6). */
+#define FS_MSG_COST 0.04792
+#define FS_ION_BW 4e9
 
 #endif

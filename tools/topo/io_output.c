@@ -109,6 +109,9 @@ int out_io_json(FILE *o, const io_setup *s, const io_row *r, int n, void *advice
                           "mean_bridge_bytes", r[i].mean_gw_bytes, "max_ion_requests", r[i].max_group_msgs,
                           "transit_msgs", r[i].transit_msgs, "floor_time_s", r[i].t_floor, "bound_by",
                           bound_json(s->m, &r[i].bind));
+    json_object_set_new(x, "mean_ion_requests", json_real(r[i].mean_group_msgs));
+    json_object_set_new(x, "max_ion_bytes", json_real(r[i].max_group_bytes));
+    json_object_set_new(x, "mean_ion_bytes", json_real(r[i].mean_group_bytes));
     if (r[i].t_sim >= 0) {
       json_object_set_new(x, "simulated_time_s", json_real(r[i].t_sim));
       json_object_set_new(x, "bandwidth_gbps", json_real(r[i].t_sim > 0 ? r[i].bytes / r[i].t_sim / 1e9 : 0));
