@@ -74,7 +74,7 @@ int cmd_replay(int argc, char **argv) {
   }
   ferry_topo_assign_algo algo = FERRY_TOPO_ASSIGN_DEFAULT;
   if (o.assign && ferry_topo_assign_parse(o.assign, &algo)) {
-    fprintf(stderr, "ferry-topo replay: --assign %s: want default, route-aware, route-aware-flat or refined\n", o.assign);
+    fprintf(stderr, "ferry-topo replay: --assign %s: want default, route-aware, route-aware-flat, refined or load-aware\n", o.assign);
     return 2;
   }
   trace_t tr;

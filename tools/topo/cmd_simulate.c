@@ -77,6 +77,11 @@ int cmd_simulate(int argc, char **argv) {
     fprintf(stderr, "ferry-topo simulate: unexpected argument '%s'\n", o.positional[0]);
     return 2;
   }
+  if (o.coalesce || o.split) {
+    fprintf(stderr, "ferry-topo simulate: %s: the rows say how each node's writes travel (route-aware-coalesced, "
+            "ferry-forward, node-request)\n", o.coalesce ? "--coalesce" : "--split-messages");
+    return 2;
+  }
   const char *bad = o.assign ? unknown_row(o.assign) : NULL;
   if (bad) {
     fprintf(stderr, "ferry-topo simulate: --assign: no row '%s' (rows:", bad);

@@ -61,7 +61,8 @@ def row(r):
 
 def table(mode, name, ns):
     d0 = load("%s.%s.%s.json" % (mode, name, ns[0]))
-    print("%s; %s." % (d0["costs"]["text"].capitalize(), "writers `%s`" % d0["writers"]["spec"].split("/")[-1]))
+    ct = d0["costs"]["text"]
+    print("%s; %s." % (ct[0].upper() + ct[1:], "writers `%s`" % d0["writers"]["spec"].split("/")[-1]))
     print()
     print("| nodes | row | assignment | path | moved | avg hops | busiest bridge | busiest I/O node requests | "
           "transit msgs | floor s | simulated s | GB/s | vs default | bound by (floor) | sim wall s |")
