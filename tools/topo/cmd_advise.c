@@ -5,6 +5,7 @@
  * from the default is advised only when it is predicted --min-gain (2 %)
  * faster. */
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +14,7 @@
 #include "io_output.h"
 #include "output.h"
 
-static const io_row_def cands[] = {
-    {"default", FERRY_TOPO_ASSIGN_DEFAULT, PATH_DIRECT, 0},
-    {"route-aware", FERRY_TOPO_ASSIGN_ROUTE_AWARE, PATH_SEED, 0},
-    {"route-aware-coalesced", FERRY_TOPO_ASSIGN_ROUTE_AWARE, PATH_SEED_COALESCED, 0},
-    {"load-aware", FERRY_TOPO_ASSIGN_LOAD_AWARE, PATH_SEED, 0},
-    {"load-aware-coalesced", FERRY_TOPO_ASSIGN_LOAD_AWARE, PATH_SEED_COALESCED, 0},
-    {"ferry-forward", ASSIGN_ADVISED, PATH_FORWARD, 0},
-};
-#define NCANDS ((int)(sizeof cands / sizeof cands[0]))
+#define NCANDS 8 /* at least the rows that are not what-if */
 
 static const char *aggregation(path_kind k) {
   switch (k) {
@@ -31,6 +24,14 @@ static const char *aggregation(path_kind k) {
   case PATH_FORWARD: return "ferry's forward strategy: every node one message to its forwarder";
   default: return "";
   }
+}
+
+/* One line of the verdict; a line cut at the buffer's end stays a line. */
+__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, len, fmt, ap);
+  va_end(ap);
 }
 
 /* How unevenly the default loads the kind of resource that binds it: the
@@ -61,50 +62,50 @@ int cmd_advise(int argc, char **argv) {
   if (io_setup_make(&o, "advise", &s)) return 1;
   s.cfg.simulate = o.simulate;
   io_row rows[NCANDS];
-  int status = 1;
-  for (int i = 0; i < NCANDS; i++)
-    if (io_row_run(&s.cfg, &cands[i], &rows[i])) goto out;
+  int status = 1, nc = 0;
+  for (int i = 0; i < io_nrows && nc < NCANDS; i++)
+    if (!io_rows_all[i].what_if && io_row_run(&s.cfg, &io_rows_all[i], &rows[nc++])) goto out;
 
   double min_gain = o.min_gain > 0 ? o.min_gain : 0.02;
   const io_row *d = &rows[0];
   int best = 0;
-  for (int i = 1; i < NCANDS; i++)
+  for (int i = 1; i < nc; i++)
     if (io_row_time(&rows[i]) < io_row_time(&rows[best])) best = i;
   double gain = 1 - io_row_time(&rows[best]) / io_row_time(d);
   if (gain < min_gain) best = 0;
   const io_row *b = &rows[best];
   const char *what, *unit;
   double r = imbalance(d, &what, &unit), reach = 1 - 1 / r;
-  char bound[128], verdict[2560], why[2560], paper[640];
+  char bound[128], verdict[640], why[640], paper[640];
   out_io_bound(s.m, &b->bind, bound, sizeof bound);
   if (best) {
-    snprintf(verdict, sizeof verdict, "use %s with %s: %.4g s, %.0f %% below the default's %.4g s (%s); bound by %s",
+    say(verdict, sizeof verdict, "use %s with %s: %.4g s, %.0f %% below the default's %.4g s (%s); bound by %s",
              b->assign, aggregation(b->path), io_row_time(b), 100 * gain, io_row_time(d), b->name, bound);
   } else {
     int alt = 1;
-    for (int i = 2; i < NCANDS; i++)
+    for (int i = 2; i < nc; i++)
       if (io_row_time(&rows[i]) < io_row_time(&rows[alt])) alt = i;
-    snprintf(verdict, sizeof verdict,
+    say(verdict, sizeof verdict,
              "keep the default: %.4g s, bound by %s; nothing is predicted %.0f %% faster (the best other, %s, %+.1f %%)",
              io_row_time(d), bound, 100 * min_gain, rows[alt].name, 100 * (io_row_time(&rows[alt]) / io_row_time(d) - 1));
   }
   double speedup = io_row_time(d) / io_row_time(b);
   if (!best)
-    snprintf(why, sizeof why,
+    say(why, sizeof why,
              "why: the default's busiest %s carries %.2fx the mean %s, so balancing can take at most %.0f %% off, "
              "and no path is predicted to gain %.0f %%",
              what, r, unit, 100 * reach, 100 * min_gain);
   else if (b->path == PATH_SEED_COALESCED && gain > reach + min_gain)
-    snprintf(why, sizeof why,
+    say(why, sizeof why,
              "why: the default's busiest %s carries %.2fx the mean %s (balance alone: at most %.0f %% off); the rest "
              "is the coalescing: each moved node writes as one request (busiest I/O node: %.0f -> %.0f requests)",
              what, r, unit, 100 * reach, d->max_group_msgs, b->max_group_msgs);
   else
-    snprintf(why, sizeof why,
+    say(why, sizeof why,
              "why: the default's busiest %s carries %.2fx the mean %s; balancing can take at most %.0f %% off, %s "
              "takes %.0f %%",
              what, r, unit, 100 * reach, b->name, 100 * gain);
-  snprintf(paper, sizeof paper,
+  say(paper, sizeof paper,
            "the paper's -60 %% needs the default's binding resource loaded at least 2.5x what the chosen path leaves "
            "on its busiest; by balance alone, the default at 2.5x the mean: %s; the best path here gives %.2fx",
            r >= 2.5 ? "this default's imbalance provides it"
@@ -116,10 +117,10 @@ int cmd_advise(int argc, char **argv) {
                             "path", path_name(b->path), "keep_default", best == 0, "time_s", io_row_time(b),
                             "default_time_s", io_row_time(d), "gain", best ? gain : 0.0, "imbalance", r,
                             "max_gain_by_balance", reach, "verdict", verdict, "why", why, "paper", paper);
-    out_io_json(stdout, &s, rows, NCANDS, adv);
+    out_io_json(stdout, &s, rows, nc, adv);
   } else {
     out_io_header(stdout, &s, o.simulate ? "predicted by SimGrid" : "predicted by the floor (--simulate: SimGrid)");
-    out_io_table(stdout, &s, rows, NCANDS);
+    out_io_table(stdout, &s, rows, nc);
     printf("advice: %s\n%s\n%s\n", verdict, why, paper);
   }
   status = 0;

@@ -27,16 +27,7 @@
 #include "io_rows.h"
 #include "io_output.h"
 
-static const io_row_def rows_all[] = {
-    {"default", FERRY_TOPO_ASSIGN_DEFAULT, PATH_DIRECT, 0},
-    {"route-aware", FERRY_TOPO_ASSIGN_ROUTE_AWARE, PATH_SEED, 0},
-    {"route-aware-coalesced", FERRY_TOPO_ASSIGN_ROUTE_AWARE, PATH_SEED_COALESCED, 0},
-    {"load-aware", FERRY_TOPO_ASSIGN_LOAD_AWARE, PATH_SEED, 0},
-    {"load-aware-coalesced", FERRY_TOPO_ASSIGN_LOAD_AWARE, PATH_SEED_COALESCED, 0},
-    {"ferry-forward", ASSIGN_ADVISED, PATH_FORWARD, 0},
-    {"node-request", FERRY_TOPO_ASSIGN_DEFAULT, PATH_NODE_REQUEST, 1},
-};
-#define NROWS ((int)(sizeof rows_all / sizeof rows_all[0]))
+#define NROWS 8 /* at least io_nrows */
 
 /* --assign: a comma-separated list of row names */
 static int row_wanted(const char *list, const char *name) {
@@ -58,7 +49,7 @@ static const char *unknown_row(const char *list) {
     const char *e = strchr(p, ',');
     size_t l = e ? (size_t)(e - p) : strlen(p);
     int ok = 0;
-    for (int i = 0; i < NROWS; i++) ok |= strlen(rows_all[i].name) == l && !strncmp(rows_all[i].name, p, l);
+    for (int i = 0; i < io_nrows; i++) ok |= strlen(io_rows_all[i].name) == l && !strncmp(io_rows_all[i].name, p, l);
     if (!ok) {
       snprintf(bad, sizeof bad, "%.*s", (int)(l < 60 ? l : 60), p);
       return bad;
@@ -85,7 +76,7 @@ int cmd_simulate(int argc, char **argv) {
   const char *bad = o.assign ? unknown_row(o.assign) : NULL;
   if (bad) {
     fprintf(stderr, "ferry-topo simulate: --assign: no row '%s' (rows:", bad);
-    for (int i = 0; i < NROWS; i++) fprintf(stderr, " %s", rows_all[i].name);
+    for (int i = 0; i < io_nrows; i++) fprintf(stderr, " %s", io_rows_all[i].name);
     fprintf(stderr, ")\n");
     return 2;
   }
@@ -94,9 +85,9 @@ int cmd_simulate(int argc, char **argv) {
   s.cfg.simulate = 1;
   io_row rows[NROWS];
   int nr = 0, status = 1;
-  for (int i = 0; i < NROWS; i++) {
-    if (o.assign && !row_wanted(o.assign, rows_all[i].name)) continue;
-    if (io_row_run(&s.cfg, &rows_all[i], &rows[nr])) goto out;
+  for (int i = 0; i < io_nrows && i < NROWS; i++) {
+    if (o.assign && !row_wanted(o.assign, io_rows_all[i].name)) continue;
+    if (io_row_run(&s.cfg, &io_rows_all[i], &rows[nr])) goto out;
     nr++;
   }
   if (o.json) out_io_json(stdout, &s, rows, nr, NULL);

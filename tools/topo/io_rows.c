@@ -7,6 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+const io_row_def io_rows_all[] = {
+    {"default", FERRY_TOPO_ASSIGN_DEFAULT, PATH_DIRECT, 0},
+    {"route-aware", FERRY_TOPO_ASSIGN_ROUTE_AWARE, PATH_SEED, 0},
+    {"route-aware-coalesced", FERRY_TOPO_ASSIGN_ROUTE_AWARE, PATH_SEED_COALESCED, 0},
+    {"load-aware", FERRY_TOPO_ASSIGN_LOAD_AWARE, PATH_SEED, 0},
+    {"load-aware-coalesced", FERRY_TOPO_ASSIGN_LOAD_AWARE, PATH_SEED_COALESCED, 0},
+    {"ferry-forward", ASSIGN_ADVISED, PATH_FORWARD, 0},
+    {"node-request", FERRY_TOPO_ASSIGN_DEFAULT, PATH_NODE_REQUEST, 1},
+};
+const int io_nrows = (int)(sizeof io_rows_all / sizeof io_rows_all[0]);
+
 double io_row_time(const io_row *r) { return r->t_sim >= 0 ? r->t_sim : r->t_floor; }
 
 /* The seed's memory cap (iotree.cxx): maxWeight = heap / (2 x the bytes a

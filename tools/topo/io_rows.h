@@ -54,6 +54,10 @@ typedef struct {
   char why[96];          /* advised rows: the advice */
 } io_row;
 
+/* simulate's rows, in order; advise's candidates are those not what-if. */
+extern const io_row_def io_rows_all[];
+extern const int io_nrows;
+
 int io_row_run(const io_cfg *c, const io_row_def *d, io_row *out);
 /* The predicted time: simulated when simulated, else the floor. */
 double io_row_time(const io_row *r);

@@ -19,8 +19,19 @@ static int simulated(const scen_row *rows, int n) {
   return 0;
 }
 
-/* hop-bytes (bytes x hops) in the units of bytes */
-static void format_hop_bytes(double hb, char *buf, size_t len) { format_bytes(hb, buf, len); }
+/* A row's byte columns in readable units (hop-bytes, bytes x hops, in the
+ * units of bytes). */
+typedef struct {
+  char link[32], hops[32], gw[32];
+} row_units;
+
+static row_units units_of(const scen_row *r) {
+  row_units u;
+  format_bytes(r->max_link_load, u.link, sizeof u.link);
+  format_bytes(r->hop_bytes, u.hops, sizeof u.hops);
+  format_bytes(r->max_gw_bytes, u.gw, sizeof u.gw);
+  return u;
+}
 
 void out_table(FILE *o, const scen_row *rows, int n, int detail) {
   int sim = simulated(rows, n);
@@ -33,12 +44,9 @@ void out_table(FILE *o, const scen_row *rows, int n, int detail) {
   fputc('\n', o);
   for (int i = 0; i < n; i++) {
     const scen_row *r = &rows[i];
-    char ml[32], hb[40], gb[32];
-    format_bytes(r->max_link_load, ml, sizeof ml);
-    format_hop_bytes(r->hop_bytes, hb, sizeof hb);
-    format_bytes(r->max_gw_bytes, gb, sizeof gb);
-    fprintf(o, "%-24s %9.3f %9d %13s %14s %17.0f %17s %16.6f", r->name, r->avg_hops, r->max_hops, ml, hb,
-            r->max_gw_msgs, gb, r->t_model);
+    row_units u = units_of(r);
+    fprintf(o, "%-24s %9.3f %9d %13s %14s %17.0f %17s %16.6f", r->name, r->avg_hops, r->max_hops, u.link, u.hops,
+            r->max_gw_msgs, u.gw, r->t_model);
     if (sim) fprintf(o, " %16.6f", r->t_sim);
     if (detail)
       fprintf(o, " %16.6f %14.6f %13.0f %8d %9.3f  %s", r->t_fair, r->t_links, r->transit_msgs, r->moved, r->secs,
@@ -55,12 +63,9 @@ void out_markdown(FILE *o, const scen_row *rows, int n, int detail) {
   fprintf(o, "|---|---:|---:|---:|---:|---:|---:|---:|%s%s\n", sim ? "---:|" : "", detail ? "---:|---:|---:|" : "");
   for (int i = 0; i < n; i++) {
     const scen_row *r = &rows[i];
-    char ml[32], hb[40], gb[32];
-    format_bytes(r->max_link_load, ml, sizeof ml);
-    format_hop_bytes(r->hop_bytes, hb, sizeof hb);
-    format_bytes(r->max_gw_bytes, gb, sizeof gb);
-    fprintf(o, "| %s | %.3f | %d | %s | %s | %.0f | %s | %.4f |", r->name, r->avg_hops, r->max_hops, ml, hb,
-            r->max_gw_msgs, gb, r->t_model);
+    row_units u = units_of(r);
+    fprintf(o, "| %s | %.3f | %d | %s | %s | %.0f | %s | %.4f |", r->name, r->avg_hops, r->max_hops, u.link, u.hops,
+            r->max_gw_msgs, u.gw, r->t_model);
     if (sim) fprintf(o, " %.4f |", r->t_sim);
     if (detail) fprintf(o, " %.4f | %.0f | %d |", r->t_fair, r->transit_msgs, r->moved);
     fputc('\n', o);

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -84,16 +85,40 @@ static void configure()
   sg4::Engine::set_config("contexts/guard-size:0");
 }
 
-static int run(const sim_spec* s, double* t_sim)
+// The shared links of a platform: no latency (see below).
+static std::vector<sg4::Link*> make_links(sg4::NetZone* zone, int n, const double* bw)
 {
-  int argc           = 2;
-  char name[]        = "ferry-topo";
-  char quiet[]       = "--log=root.thres:critical"; // no configuration chatter on stderr
-  char* argv[]       = {name, quiet, nullptr};
-  sg4::Engine e(&argc, argv);
-  configure();
+  std::vector<sg4::Link*> links(n);
+  for (int l = 0; l < n; l++)
+    links[l] = zone->create_link("l" + std::to_string(l), bw[l])->set_latency(0)->seal();
+  return links;
+}
 
-  auto* zone = sg4::create_star_zone("ferry");
+// A fresh engine configured as above: build() fills the zone and starts the
+// actors, returning whatever they use while the engine runs; the simulated
+// end comes back in *t_sim.
+template <class Build> static int simulate(Build build, double* t_sim)
+{
+  try {
+    int argc     = 2;
+    char name[]  = "ferry-topo";
+    char quiet[] = "--log=root.thres:critical"; // no configuration chatter on stderr
+    char* argv[] = {name, quiet, nullptr};
+    sg4::Engine e(&argc, argv);
+    configure();
+    auto keep = build(sg4::create_star_zone("ferry")); // alive until the run ends
+    e.run();
+    (void)keep;
+    *t_sim = sg4::Engine::get_clock();
+    return 0;
+  } catch (const std::exception& ex) {
+    fprintf(stderr, "ferry-topo: simgrid: %s\n", ex.what());
+    return -1;
+  }
+}
+
+static int build_flows(const sim_spec* s, sg4::NetZone* zone)
+{
   // CM02 shares a link in inverse proportion to each communication's route
   // latency (TCP's RTT unfairness): flows with more hops would get less.
   // Shared links therefore have no latency; each flow gets a private link,
@@ -101,9 +126,7 @@ static int run(const sim_spec* s, double* t_sim)
   // latency L for one message (plain max-min), L / n for n merged messages
   // (n shares). The actor sleeps L - L / n first, so every message pays L,
   // the latency the floor adds.
-  std::vector<sg4::Link*> links(s->nlinks);
-  for (int l = 0; l < s->nlinks; l++)
-    links[l] = zone->create_link("l" + std::to_string(l), s->link_bw[l])->set_latency(0)->seal();
+  auto links = make_links(zone, s->nlinks, s->link_bw);
   double lat = std::max(1e-12, s->latency);
   std::vector<sg4::Host*> sinks(s->nsinks);
   for (int k = 0; k < s->nsinks; k++)
@@ -125,19 +148,12 @@ static int run(const sim_spec* s, double* t_sim)
     double lead     = s->split ? 0 : lat - lat / std::max(1, s->msgs[f]);
     sg4::Actor::create("a" + std::to_string(f), from, [s, f, from, to, lead]() { flow_actor(s, f, from, to, lead); });
   }
-  e.run();
-  *t_sim = sg4::Engine::get_clock();
   return 0;
 }
 
 extern "C" int sim_engine_run(const sim_spec* s, double* t_sim)
 {
-  try {
-    return run(s, t_sim);
-  } catch (const std::exception& ex) {
-    fprintf(stderr, "ferry-topo: simgrid: %s\n", ex.what());
-    return -1;
-  }
+  return simulate([s](sg4::NetZone* zone) { return build_flows(s, zone); }, t_sim);
 }
 
 
@@ -199,18 +215,18 @@ void ship_batch(const sim_path_spec* s, Shipper& sh, const sim_batch& b, Progres
 
 } // namespace
 
-static int run_paths(const sim_path_spec* s, double* t_sim)
+// What the path actors share while the engine runs.
+struct PathState {
+  std::vector<Shipper> ships;
+  std::vector<sg4::Host*> xhosts;
+  std::vector<std::vector<int>> xbatches;
+  Progress pr;
+};
+
+static std::shared_ptr<PathState> build_paths(const sim_path_spec* s, sg4::NetZone* zone)
 {
-  int argc     = 2;
-  char name[]  = "ferry-topo";
-  char quiet[] = "--log=root.thres:critical";
-  char* argv[] = {name, quiet, nullptr};
-  sg4::Engine e(&argc, argv);
-  configure();
-  auto* zone = sg4::create_star_zone("ferry");
-  std::vector<sg4::Link*> links(s->nlinks);
-  for (int l = 0; l < s->nlinks; l++)
-    links[l] = zone->create_link("l" + std::to_string(l), s->link_bw[l])->set_latency(0)->seal();
+  auto st    = std::make_shared<PathState>(PathState{{}, {}, {}, Progress{s->label, s->nwrites}});
+  auto links = make_links(zone, s->nlinks, s->link_bw);
   std::vector<sg4::Host*> sinks(s->nsinks);
   for (int k = 0; k < s->nsinks; k++)
     sinks[k] = zone->create_host("g" + std::to_string(k), kServiceSpeed)->seal();
@@ -228,7 +244,8 @@ static int run_paths(const sim_path_spec* s, double* t_sim)
     zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, up, false);
     return h;
   };
-  std::vector<Shipper> ships(s->nship);
+  auto& ships = st->ships;
+  ships.resize(s->nship);
   for (int k = 0; k < s->nship; k++) {
     ships[k].host  = host_with_route("s" + std::to_string(k), s->ship_route + s->ship_off[k],
                                      s->ship_off[k + 1] - s->ship_off[k], 1);
@@ -237,8 +254,10 @@ static int run_paths(const sim_path_spec* s, double* t_sim)
     ships[k].mutex = sg4::Mutex::create();
     ships[k].cv    = sg4::ConditionVariable::create();
   }
-  std::vector<sg4::Host*> xhosts(s->nxfer);
-  std::vector<std::vector<int>> xbatches(s->nxfer);
+  auto& xhosts   = st->xhosts;
+  auto& xbatches = st->xbatches;
+  xhosts.resize(s->nxfer);
+  xbatches.resize(s->nxfer);
   for (int j = 0; j < s->nxfer; j++)
     xhosts[j] = host_with_route("x" + std::to_string(j), s->xfer_route + s->xfer_off[j],
                                 s->xfer_off[j + 1] - s->xfer_off[j], std::max(1, s->xfer_msgs[j]));
@@ -251,10 +270,9 @@ static int run_paths(const sim_path_spec* s, double* t_sim)
     else
       xbatches[s->batch[b].xfer].push_back(b);
   }
-  Progress pr{s->label, s->nwrites};
   for (int k = 0; k < s->nship; k++)
-    sg4::Actor::create("ship" + std::to_string(k), ships[k].host, [s, k, &ships, &pr]() {
-      Shipper& sh = ships[k];
+    sg4::Actor::create("ship" + std::to_string(k), ships[k].host, [s, k, st]() {
+      Shipper& sh = st->ships[k];
       while (sh.left > 0) {
         int b;
         {
@@ -265,33 +283,26 @@ static int run_paths(const sim_path_spec* s, double* t_sim)
           sh.ready.pop_front();
         }
         sh.left--;
-        ship_batch(s, sh, s->batch[b], pr);
+        ship_batch(s, sh, s->batch[b], st->pr);
       }
     });
   for (int j = 0; j < s->nxfer; j++)
-    sg4::Actor::create("xfer" + std::to_string(j), xhosts[j], [s, j, &xhosts, &xbatches, &ships, drop]() {
+    sg4::Actor::create("xfer" + std::to_string(j), xhosts[j], [s, j, st, drop]() {
       if (s->xfer_lat[j] > 0)
         sg4::this_actor::sleep_for(s->xfer_lat[j]);
       if (s->xfer_off[j + 1] > s->xfer_off[j] && s->xfer_bytes[j] > 0)
-        sg4::Comm::sendto(xhosts[j], drop, static_cast<uint64_t>(s->xfer_bytes[j] + 0.5));
-      for (int b : xbatches[j]) {
-        Shipper& sh = ships[s->batch[b].ship];
+        sg4::Comm::sendto(st->xhosts[j], drop, static_cast<uint64_t>(s->xfer_bytes[j] + 0.5));
+      for (int b : st->xbatches[j]) {
+        Shipper& sh = st->ships[s->batch[b].ship];
         std::unique_lock<sg4::Mutex> lock(*sh.mutex);
         sh.ready.push_back(b);
         sh.cv->notify_all();
       }
     });
-  e.run();
-  *t_sim = sg4::Engine::get_clock();
-  return 0;
+  return st;
 }
 
 extern "C" int sim_engine_paths(const sim_path_spec* s, double* t_sim)
 {
-  try {
-    return run_paths(s, t_sim);
-  } catch (const std::exception& ex) {
-    fprintf(stderr, "ferry-topo: simgrid: %s\n", ex.what());
-    return -1;
-  }
+  return simulate([s](sg4::NetZone* zone) { return build_paths(s, zone); }, t_sim);
 }
