@@ -26,6 +26,12 @@ static const char *aggregation(path_kind k) {
   }
 }
 
+/* advise's candidates: the rows someone implements */
+static int implemented(const io_row_def *d, const void *arg) {
+  (void)arg;
+  return !d->what_if;
+}
+
 /* One line of the verdict; a line cut at the buffer's end stays a line. */
 __attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len, const char *fmt, ...) {
   va_list ap;
@@ -62,9 +68,9 @@ int cmd_advise(int argc, char **argv) {
   if (io_setup_make(&o, "advise", &s)) return 1;
   s.cfg.simulate = o.simulate;
   io_row rows[NCANDS];
-  int status = 1, nc = 0;
-  for (int i = 0; i < io_nrows && nc < NCANDS; i++)
-    if (!io_rows_all[i].what_if && io_row_run(&s.cfg, &io_rows_all[i], &rows[nc++])) goto out;
+  int status = 1, nc = io_rows_run(&s.cfg, "advise", io_rows_all, io_nrows < NCANDS ? io_nrows : NCANDS, implemented,
+                                   NULL, rows);
+  if (nc < 1) goto out;
 
   double min_gain = o.min_gain > 0 ? o.min_gain : 0.02;
   const io_row *d = &rows[0];

@@ -30,6 +30,9 @@
 #define NROWS 8 /* at least io_nrows */
 
 /* --assign: a comma-separated list of row names */
+static int row_wanted(const char *list, const char *name);
+static int wanted(const io_row_def *d, const void *list) { return !list || row_wanted(list, d->name); }
+
 static int row_wanted(const char *list, const char *name) {
   size_t n = strlen(name);
   for (const char *p = list; *p;) {
@@ -84,12 +87,9 @@ int cmd_simulate(int argc, char **argv) {
   if (io_setup_make(&o, "simulate", &s)) return 1;
   s.cfg.simulate = 1;
   io_row rows[NROWS];
-  int nr = 0, status = 1;
-  for (int i = 0; i < io_nrows && i < NROWS; i++) {
-    if (o.assign && !row_wanted(o.assign, io_rows_all[i].name)) continue;
-    if (io_row_run(&s.cfg, &io_rows_all[i], &rows[nr])) goto out;
-    nr++;
-  }
+  int status = 1, nr = io_rows_run(&s.cfg, "simulate", io_rows_all, io_nrows < NROWS ? io_nrows : NROWS, wanted,
+                                   o.assign, rows);
+  if (nr < 0) goto out;
   if (o.json) out_io_json(stdout, &s, rows, nr, NULL);
   else {
     out_io_header(stdout, &s, "simulated on SimGrid");

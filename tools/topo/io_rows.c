@@ -1,4 +1,5 @@
 /* Assigning, costing and simulating one I/O row. */
+#define _POSIX_C_SOURCE 200809L
 #include "io_rows.h"
 
 #include <errno.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const io_row_def io_rows_all[] = {
     {"default", FERRY_TOPO_ASSIGN_DEFAULT, PATH_DIRECT, 0},
@@ -123,4 +125,26 @@ out:
   free(nc);
   free(one);
   return rc;
+}
+
+static double wall_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int io_rows_run(const io_cfg *c, const char *cmd, const io_row_def *defs, int n,
+                int (*want)(const io_row_def *d, const void *arg), const void *arg, io_row *out) {
+  double t0 = wall_now();
+  int nr = 0, total = 0;
+  for (int i = 0; i < n; i++) total += !want || want(&defs[i], arg);
+  for (int i = 0; i < n; i++) {
+    if (want && !want(&defs[i], arg)) continue;
+    double el = wall_now() - t0;
+    if (el >= 10)
+      fprintf(stderr, "ferry-topo %s: row %d of %d (%s), %.0f s so far\n", cmd, nr + 1, total, defs[i].name, el);
+    if (io_row_run(c, &defs[i], &out[nr])) return -1;
+    nr++;
+  }
+  return nr;
 }

@@ -59,6 +59,12 @@ extern const io_row_def io_rows_all[];
 extern const int io_nrows;
 
 int io_row_run(const io_cfg *c, const io_row_def *d, io_row *out);
+/* Runs rows [0, n) of defs (those `want` accepts, when given) into out;
+ * once the whole run passes 10 s of wall time, each row's start is said on
+ * stderr (a long row also reports from inside the engine). Returns the
+ * number run, or -1. */
+int io_rows_run(const io_cfg *c, const char *cmd, const io_row_def *defs, int n,
+                int (*want)(const io_row_def *d, const void *arg), const void *arg, io_row *out);
 /* The predicted time: simulated when simulated, else the floor. */
 double io_row_time(const io_row *r);
 
