@@ -448,6 +448,17 @@ static void simulate(void) {
   CHECK_NEAR(row_num(res, "route-aware-coalesced", "max_ion_requests"), 7, 0);
   json_free(&d);
 
+  /* One shipped write at a time per node, each paying its route's latency
+   * for the request, the pull's request and data, and the reply: 16 ranks
+   * writing 8 B each from node 3, three hops plus the bridge link from
+   * gateway 0, take 16 x 4 x (3 + 1) x 40 ns one after another, then its
+   * 128 B cross the bridge link alone (the nearer nodes are done): 64 ns,
+   * plus the 1 ns every transfer carries to set its share. */
+  CHECK_INT(parse("simulate --machine torus:8,gwnodes=4 --ppn 16 --bytes-per-rank 8 --assign default --json", &d), 0);
+  res = json_get(&d, "results");
+  CHECK_NEAR(row_num(res, "default", "simulated_time_s"), 16 * 4 * 4 * 40e-9 + 128 / 2e9 + 1e-9, 2e-12);
+  json_free(&d);
+
   /* file-system costs: one 1 MiB write per node, 0.1 s per request at each
    * gateway group's server, 4 GB/s per group (QDR InfiniBand) and 2 GB/s
    * links: the four writes of group 0 cross its gateway's link together
