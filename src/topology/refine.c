@@ -6,12 +6,12 @@
  * requests (fewer when it is not on its default and the path coalesces
  * moved nodes). `refined` is this search on links only.
  *
- * Phase 1 repeatedly takes the link with the largest bytes/bandwidth and
- * moves one of the nodes whose flow crosses it to another gateway, picking
- * the move whose new path peaks lowest (then the one adding the fewest
- * hop-bytes); a move must keep its whole new path strictly below the
- * current maximum, so the maximum (or the number of links at it) falls
- * every step. It stops when the top link has no such move. Phase 2 is one
+ * Phase 1 repeatedly takes the resource with the largest load/capacity
+ * and moves one of the nodes that load it to another gateway, picking the
+ * move whose new path peaks lowest (then the one adding the fewest
+ * hop-bytes); a move must keep every resource of its new path strictly
+ * below the current maximum, so the maximum (or the number of resources at
+ * it) falls every step. It stops when the top link has no such move. Phase 2 is one
  * pass that moves nodes to nearer gateways when that keeps every link at or
  * below the maximum: it only lowers hop-bytes. Candidates are the gateways
  * within the node's default distance plus a slack, so a node never strays
