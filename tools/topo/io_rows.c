@@ -37,7 +37,7 @@ static int mem_cap(const io_cfg *c, path_kind k, const double *nb, int n) {
   return cap < 1 ? 1 : cap > 999 ? 999 : (int)cap;
 }
 
-int io_row_run(const io_cfg *c, const io_row_def *d, io_row *out) {
+int io_row_run(const io_cfg *c, const io_row_def *d, double wall_before, io_row *out) {
   const ferry_topo_machine *m = c->m;
   int n = ferry_topo_compute_nodes(m), rc = -ENOMEM;
   memset(out, 0, sizeof *out);
@@ -106,7 +106,7 @@ int io_row_run(const io_cfg *c, const io_row_def *d, io_row *out) {
 
   if (c->simulate) {
     sim_plan sp = {plan.nship, plan.ship, plan.nbatch, plan.batch, plan.nxfer, plan.xfer, c->pull,
-                   c->cost.group_msg_cost, c->cost.group_bw, 0, out->name};
+                   c->cost.group_msg_cost, c->cost.group_bw, 0, out->name, wall_before};
     sim_result sr;
     char err[256];
     if ((rc = sim_paths_run(m, &sp, &sr, err, sizeof err))) {
@@ -143,7 +143,7 @@ int io_rows_run(const io_cfg *c, const char *cmd, const io_row_def *defs, int n,
     double el = wall_now() - t0;
     if (el >= 10)
       fprintf(stderr, "ferry-topo %s: row %d of %d (%s), %.0f s so far\n", cmd, nr + 1, total, defs[i].name, el);
-    if (io_row_run(c, &defs[i], &out[nr])) return -1;
+    if (io_row_run(c, &defs[i], el, &out[nr])) return -1;
     nr++;
   }
   return nr;

@@ -58,7 +58,8 @@ typedef struct {
 extern const io_row_def io_rows_all[];
 extern const int io_nrows;
 
-int io_row_run(const io_cfg *c, const io_row_def *d, io_row *out);
+/* wall_before: seconds the command has run (for its progress lines). */
+int io_row_run(const io_cfg *c, const io_row_def *d, double wall_before, io_row *out);
 /* Runs rows [0, n) of defs (those `want` accepts, when given) into out;
  * once the whole run passes 10 s of wall time, each row's start is said on
  * stderr (a long row also reports from inside the engine). Returns the

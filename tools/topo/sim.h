@@ -97,10 +97,11 @@ typedef struct {
   double group_bw;     /* bytes/s a gateway group passes on; 0 => unlimited */
   double hop_latency;  /* <= 0 => the machine's */
   const char *label;   /* progress lines name it */
+  double wall_before;  /* seconds the command ran before this plan: progress counts from its start */
 } sim_plan;
 
 /* Runs a plan on SimGrid in a child process. Progress goes to stderr every
- * 10 s once a run passes 10 s of wall time. */
+ * 10 s once the command (wall_before plus this run) passes 10 s of wall time. */
 int sim_paths_run(const ferry_topo_machine *m, const sim_plan *p, sim_result *out, char *err, size_t errlen);
 
 /* ---- between sim_paths.c and sim_engine.cpp ---- */
@@ -125,6 +126,7 @@ typedef struct {
   double msg_cost;
   long nwrites;                /* for progress */
   const char *label;
+  double wall_before;
 } sim_path_spec;
 
 #ifdef __cplusplus

@@ -173,16 +173,20 @@ struct Shipper {
   sg4::ConditionVariablePtr cv;
 };
 
-// Progress on stderr once a run passes 10 s of wall time, then every 10 s.
+// Progress on stderr once the command passes 10 s of wall time (`before`
+// is what it ran before this row), then every 10 s; a command that passed
+// 10 s already said which row starts, so the first line waits 10 s.
 struct Progress {
   const char* label;
-  long total, done = 0;
+  long total;
+  double before;
+  long done = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  double next = 10;
+  double next = before >= 10 ? before + 10 : 10;
   void write_done(long n)
   {
     done += n;
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double wall = before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (wall >= next) {
       fprintf(stderr, "ferry-topo: %s: %ld of %ld writes, simulated %.3f s, %.0f s wall\n", label, done, total,
               sg4::Engine::get_clock(), wall);
@@ -225,7 +229,7 @@ struct PathState {
 
 static std::shared_ptr<PathState> build_paths(const sim_path_spec* s, sg4::NetZone* zone)
 {
-  auto st    = std::make_shared<PathState>(PathState{{}, {}, {}, Progress{s->label, s->nwrites}});
+  auto st    = std::make_shared<PathState>(PathState{{}, {}, {}, Progress{s->label, s->nwrites, s->wall_before}});
   auto links = make_links(zone, s->nlinks, s->link_bw);
   std::vector<sg4::Host*> sinks(s->nsinks);
   for (int k = 0; k < s->nsinks; k++)

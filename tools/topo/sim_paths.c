@@ -109,7 +109,7 @@ int sim_paths_run(const ferry_topo_machine *m, const sim_plan *p, sim_result *ou
   sim_path_spec sp = {p->nship,  x.ship_off,   x.ship_route, x.ship_sink, x.ship_lat, p->nbatch, p->batch,
                       p->nxfer,  x.xfer_off,   x.xfer_route, x.xfer_bytes, x.xfer_msgs, x.xfer_lat, NG,
                       x.nl,      x.bw,         p->pull > 0 ? p->pull : 1048576.0,     p->msg_cost, nwrites,
-                      p->label ? p->label : "simulate"};
+                      p->label ? p->label : "simulate", p->wall_before};
   out->nflows = p->nship + p->nxfer;
   out->nmsgs = nwrites + p->nxfer;
   out->nlinks = x.nl;

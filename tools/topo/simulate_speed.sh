@@ -19,12 +19,16 @@ run() { # config round
     "${extra[@]}" > /dev/null 2> "$out.err"
   read -r wall user sys rss < "$out.t"
   local progress
-  progress=$(grep -c "writes, simulated" "$out.err" || true)
-  echo "$1 $wall $(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }') $((rss / 1024)) $progress" >> "$out"
+  # both kinds: a row's start once the run passed 10 s, and the engine's
+  progress=$(grep -c -e "writes, simulated" -e "s so far" "$out.err" || true)
+  # the first line's time: how long the run was silent
+  local first
+  first=$(grep -m1 -o -e "[0-9]* s wall" -e "[0-9]* s so far" "$out.err" | grep -o "^[0-9]*" || echo 0)
+  echo "$1 $wall $(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }') $((rss / 1024)) $progress $first" >> "$out"
 }
 echo "# $(uptime)"
 bench_rounds "$ROUNDS" run net/1MiB net/1MiB:25%x4 fs/1MiB fs/1MiB:25%x4
 echo "# $(uptime)"
-echo "# costs/writers wall_s cpu_s peak_MiB progress_lines rounds (medians)"
+echo "# costs/writers wall_s cpu_s peak_MiB progress_lines first_line_s(0: none) rounds (medians)"
 bench_medians 1 < "$out"
 rm -f "$out.t" "$out.err"
