@@ -12,6 +12,9 @@ void opts_defaults(topo_opts *o) {
   o->machine = "bgq:512";
   o->ppn = 16;
   o->bytes_per_rank = 1048576.0;
+  o->bytes_text = "1MiB";
+  o->bytes_is_size = 1;
+  o->ion_bw = -1;
   o->cb_buffer = 16777216.0;     /* ROMIO's cb_buffer_size default */
   o->gw_mem = 1073741824.0;      /* heap a BG/Q rank has at 16 ranks/node */
   o->mem_cap = -1;
@@ -105,6 +108,7 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
     if (!strcmp(key, "--no-fair-share")) { o->fair_share = 0; continue; }
     if (!strcmp(key, "--simulate")) { o->simulate = 1; continue; }
     if (!strcmp(key, "--split-messages")) { o->split = 1; continue; }
+    if (!strcmp(key, "--fs")) { o->fs = 1; continue; }
     if (!val) {
       if (i + 1 >= argc) {
         snprintf(err, errlen, "option %s needs a value", key);
@@ -115,7 +119,19 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
     int bad = 0;
     if (!strcmp(key, "--machine")) o->machine = val;
     else if (!strcmp(key, "--ppn")) bad = want_int(val, 1, &o->ppn) || o->ppn > 1024, o->ppn_given = 1;
-    else if (!strcmp(key, "--bytes-per-rank")) bad = want_size(val, &o->bytes_per_rank, err, errlen, key);
+    else if (!strcmp(key, "--bytes-per-rank") || !strcmp(key, "--pattern")) {
+      /* a size, or a spread the commands that take one parse (writers.h) */
+      o->bytes_text = val;
+      o->bytes_is_size = !strchr(val, ':');
+      if (o->bytes_is_size) bad = want_size(val, &o->bytes_per_rank, err, errlen, key);
+    } else if (!strcmp(key, "--xfer")) bad = want_size(val, &o->xfer, err, errlen, key);
+    else if (!strcmp(key, "--ion-bw")) bad = want_size(val, &o->ion_bw, err, errlen, key);
+    else if (!strcmp(key, "--map")) o->map = val;
+    else if (!strcmp(key, "--min-gain")) {
+      char *e;
+      o->min_gain = strtod(val, &e);
+      bad = e == val || *e || !(o->min_gain >= 0 && o->min_gain < 1);
+    }
     else if (!strcmp(key, "--aggregators")) bad = want_int(val, 1, &o->naggs);
     else if (!strcmp(key, "--cb-buffer")) bad = want_size(val, &o->cb_buffer, err, errlen, key);
     else if (!strcmp(key, "--gateway-mem")) bad = want_size(val, &o->gw_mem, err, errlen, key);
