@@ -1,4 +1,5 @@
 #include "core/manage.h"
+#include "core/consistency.h"
 #include "core/strategies.h"
 #include "core/errors.h"
 
@@ -34,12 +35,15 @@ static int size_change(ferry_file *f, MPI_Offset size, int truncate, const char 
     int err = 0;
     if (f->rank == 0) {
         double t0 = ferry_now();
+        ferry_consist_before_resize(f);
         err = truncate ? f->fd.drv->truncate(&f->fd, size) : f->fd.drv->allocate(&f->fd, size);
         ferry_stats_phase(&f->stats, FERRY_PHASE_WRITE, t0);
     }
     if (f->size > 1)
         MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
-    return err ? ferry_err_errno(err, f->filename) : MPI_SUCCESS;
+    if (err)
+        return ferry_err_errno(err, f->filename);
+    return ferry_consist_after_resize(f, size, truncate);
 }
 
 int ferry_file_set_size(ferry_file *f, MPI_Offset size)
@@ -58,6 +62,7 @@ int ferry_file_get_size(ferry_file *f, MPI_Offset *size)
     int fwd = ferry_strategies.flush(f);
     if (fwd != MPI_SUCCESS)
         return fwd;
+    ferry_consist_before_size(f);
     int err = f->fd.drv->size(&f->fd, &s);
     if (err)
         return ferry_err_errno(err, f->filename);
@@ -70,8 +75,9 @@ int ferry_file_sync(ferry_file *f)
     double t0 = ferry_now();
     int fwd = ferry_strategies.flush(f);
     int err = (f->amode & MPI_MODE_RDONLY) ? 0 : f->fd.drv->sync(&f->fd);
-    int code = ferry_agree(f, fwd ? fwd : err ? ferry_err_errno(err, f->filename) : MPI_SUCCESS,
-                           "sync failed on another rank");
+    /* the second half of sync-barrier-sync: what other nodes flushed must
+     * show here, whatever this node's client cached */
+    int code = ferry_consist_sync(f, fwd ? fwd : err ? ferry_err_errno(err, f->filename) : MPI_SUCCESS);
     ferry_stats_phase(&f->stats, FERRY_PHASE_SYNC, t0);
     return code;
 }
@@ -85,6 +91,7 @@ int ferry_file_set_atomicity(ferry_file *f, int flag)
     if (differs)
         return ferry_err(MPI_ERR_ARG, "set_atomicity was given different flags on different ranks");
     f->atomic = flag ? 1 : 0;
+    ferry_consist_set_atomic(f, f->atomic);
     return MPI_SUCCESS;
 }
 

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "core/amode.h"
 #include "core/compat_env.h"
+#include "core/consistency.h"
 #include "core/errors.h"
 #include "core/file.h"
 #include "core/manage.h"
@@ -14,6 +15,7 @@
 #include "core/trace.h"
 #include "core/async.h"
 #include "core/finalize.h"
+#include "driver/coherence.h"
 #include "core/strategies.h"
 
 #include <errno.h>
@@ -277,6 +279,20 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     }
     ferry_at_finalize_first(close_unclosed);
     probe_fs(f);
+    int cons = ferry_consist_open(f);
+    if (cons == MPI_SUCCESS && (amode & MPI_MODE_APPEND) && ferry_coh_active(&f->fd)) {
+        /* the size each rank's client showed at the start may be old: the
+         * agreed one is where appending starts */
+        f->fp = ferry_coh_floor(&f->fd);
+        cons = ferry_shfp_reset(f, f->fp);
+    }
+    if (cons != MPI_SUCCESS) {
+        ferry_handles_remove(f);
+        f->fd.drv->close(&f->fd);
+        ferry_shfp_free(f);
+        file_free(f);
+        return cons;
+    }
     ferry_strategies.open(f);
     if (!quiet)
         warn_ignored(f);
@@ -287,6 +303,8 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
         char fs[256];
         ferry_fs_describe(&f->fs, fs, sizeof fs);
         fprintf(stderr, "  file system %s\n", fs);
+        ferry_fs_describe_consistency(&f->fs, fs, sizeof fs);
+        fprintf(stderr, "  for other nodes' writes ferry %s\n", fs);
     }
     if (f->sw.v[FERRY_SW_ROMIO_PRINT] && f->rank == 0 && !quiet) {
         ferry_hints in_effect;
@@ -304,7 +322,10 @@ int ferry_file_close(ferry_file *f)
     int fwd = ferry_strategies.close(f); /* before the descriptor goes: forwarders write through it */
     ferry_strategies.release(f); /* notes what was learned */
     ferry_remember_close(f);
+    int cons = ferry_consist_close(f);
     int err = f->fd.drv->close(&f->fd);
+    if (fwd == MPI_SUCCESS)
+        fwd = cons;
     int cls = err ? ferry_errno_class(err) : ferry_err_class(fwd);
     int maxcls = cls;
     ferry_shfp_free(f);

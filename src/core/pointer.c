@@ -1,10 +1,12 @@
 /* Individual and shared file pointers, in etype units of the current view. */
+#include "core/consistency.h"
 #include "core/errors.h"
 #include "core/manage.h"
 
 int ferry_view_eof_offset(ferry_file *f, int64_t *off)
 {
     int64_t size = 0;
+    ferry_consist_before_size(f);
     int err = f->fd.drv->size(&f->fd, &size);
     if (err)
         return ferry_err_errno(err, f->filename);

@@ -35,30 +35,41 @@
 #define MAGIC_CEPH 0x00C36400UL
 #define MAGIC_BEEGFS 0x19830326UL
 
-/* Guarantees of each type's default mount. */
+/* Guarantees of each type's default mount, and where its caches are not
+ * coherent, what a client must do to see another client's writes:
+ * drop cached pages, refresh the size (and how), sync before close. */
 typedef struct {
     ferry_fs_type type;
     ferry_fs_class cls;
     int locks, cache, rmw;
+    int pages;
+    ferry_size_refresh size;
+    int close_behind;
 } fs_facts;
 
 static const fs_facts FACTS[] = {
-    {FERRY_FS_UNKNOWN, FERRY_FS_CLASS_UNKNOWN, 0, 0, 0},
-    {FERRY_FS_LOCAL, FERRY_FS_CLASS_LOCAL, 1, 1, 1},
-    {FERRY_FS_TMPFS, FERRY_FS_CLASS_LOCAL, 1, 1, 1},
+    /* nothing known: every remedy */
+    {FERRY_FS_UNKNOWN, FERRY_FS_CLASS_UNKNOWN, 0, 0, 0, 1, FERRY_SIZE_LIST, 1},
+    {FERRY_FS_LOCAL, FERRY_FS_CLASS_LOCAL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0},
+    {FERRY_FS_TMPFS, FERRY_FS_CLASS_LOCAL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0},
     /* close-to-open caching, but taking an fcntl lock revalidates the
-     * client's cache and releasing it flushes the dirty pages first */
-    {FERRY_FS_NFS, FERRY_FS_CLASS_NETWORK, 1, 0, 1},
+     * client's cache and releasing it flushes the dirty pages first;
+     * between opens the pages and attributes (acregmin) stay */
+    {FERRY_FS_NFS, FERRY_FS_CLASS_NETWORK, 1, 0, 1, 1, FERRY_SIZE_STAT, 0},
     /* LDLM extent locks keep client caches coherent; fcntl locks need -o flock */
-    {FERRY_FS_LUSTRE, FERRY_FS_CLASS_PARALLEL, 1, 1, 1},
-    {FERRY_FS_GPFS, FERRY_FS_CLASS_PARALLEL, 1, 1, 1},
-    /* brick-side locks are coherent; the FUSE client's caches are not (measured: docs/filesystems.md) */
-    {FERRY_FS_GLUSTER, FERRY_FS_CLASS_PARALLEL, 1, 0, 0},
-    /* tuneUseGlobalFileLocks=false by default: fcntl locks are node-local */
-    {FERRY_FS_BEEGFS, FERRY_FS_CLASS_PARALLEL, 0, 0, 0},
+    {FERRY_FS_LUSTRE, FERRY_FS_CLASS_PARALLEL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0},
+    {FERRY_FS_GPFS, FERRY_FS_CLASS_PARALLEL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0},
+    /* brick-side locks are coherent; the FUSE client's caches are not
+     * (measured: docs/filesystems.md): the kernel keeps pages across opens
+     * (fopen-keep-cache), md-cache and the shard translator keep the size
+     * until a directory listing brings it, flush-behind returns close early */
+    {FERRY_FS_GLUSTER, FERRY_FS_CLASS_PARALLEL, 1, 0, 0, 1, FERRY_SIZE_LIST, 1},
+    /* tuneUseGlobalFileLocks=false by default: fcntl locks are node-local;
+     * buffered client cache, flushed at close */
+    {FERRY_FS_BEEGFS, FERRY_FS_CLASS_PARALLEL, 0, 0, 0, 1, FERRY_SIZE_STAT, 0},
     /* capabilities keep caches coherent, locks go through the MDS */
-    {FERRY_FS_CEPH, FERRY_FS_CLASS_PARALLEL, 1, 1, 1},
-    {FERRY_FS_FUSE, FERRY_FS_CLASS_NETWORK, 0, 0, 0},
+    {FERRY_FS_CEPH, FERRY_FS_CLASS_PARALLEL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0},
+    {FERRY_FS_FUSE, FERRY_FS_CLASS_NETWORK, 0, 0, 0, 1, FERRY_SIZE_LIST, 1},
 };
 
 static const struct {
@@ -107,6 +118,9 @@ void ferry_fs_classify(const char *fstype, unsigned long magic, ferry_fs_info *o
     out->coherent_locks = fa->locks;
     out->coherent_cache = fa->cache;
     out->rmw_safe = fa->rmw;
+    out->keeps_pages = fa->pages;
+    out->size_refresh = fa->size;
+    out->close_behind = fa->close_behind;
     out->magic = magic;
     if (fstype && *fstype)
         snprintf(out->name, sizeof out->name, "%s", fstype);
@@ -249,6 +263,11 @@ static void stripe_gluster(const char *mnt, ferry_fs_info *fs)
     struct stat st;
     int sharded = stat(p, &st) < 0 && errno == EPERM;
     if (sharded) {
+        /* shard_writev adds (end - the size this client last saw) to the
+         * size; shard_truncate deletes shard files another client has
+         * already resolved (xlators/features/shard, GlusterFS 10) */
+        fs->size_race = 1;
+        fs->truncate_stale = 1;
         fs->stripe_count = bricks;
         fs->stripe_unit = (int64_t)64 << 20; /* features.shard-block-size default */
         fs->stripe_src = FERRY_STRIPE_DEFAULT;
@@ -342,6 +361,17 @@ void ferry_fs_vouch_cache(ferry_fs_info *fs, int coherent)
     fs->coherent_cache = !!coherent;
     fs->rmw_safe = coherent && fs->coherent_locks;
     fs->cache_from_hint = 1;
+    if (coherent) {
+        fs->keeps_pages = 0;
+        fs->size_refresh = FERRY_SIZE_FRESH;
+        fs->close_behind = 0;
+    } else if (!fs->keeps_pages) {
+        /* refused on a file system detected as coherent: what any network
+         * client needs, short of listing directories */
+        fs->keeps_pages = 1;
+        fs->size_refresh = FERRY_SIZE_STAT;
+        fs->close_behind = 1;
+    }
 }
 
 const char *ferry_fs_type_name(ferry_fs_type t)
@@ -370,6 +400,15 @@ const char *ferry_fs_class_name(ferry_fs_class c)
     }
 }
 
+const char *ferry_size_refresh_name(ferry_size_refresh r)
+{
+    switch (r) {
+    case FERRY_SIZE_STAT: return "stat";
+    case FERRY_SIZE_LIST: return "list";
+    default: return "fresh";
+    }
+}
+
 const char *ferry_stripe_source_name(ferry_stripe_source s)
 {
     switch (s) {
@@ -390,4 +429,19 @@ void ferry_fs_describe(const ferry_fs_info *fs, char *out, size_t cap)
              ferry_fs_type_name(fs->type), ferry_fs_class_name(fs->fs_class), stripe,
              fs->coherent_locks ? "coherent" : "NOT coherent", fs->coherent_cache ? "coherent" : "NOT coherent",
              fs->cache_from_hint ? " (ferry_cache_coherent hint)" : "", fs->rmw_safe ? "safe" : "UNSAFE");
+}
+
+void ferry_fs_describe_consistency(const ferry_fs_info *fs, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s%s%s%s%s", fs->keeps_pages ? "drops cached pages, " : "",
+             fs->size_refresh == FERRY_SIZE_LIST   ? "lists the directory for sizes, "
+             : fs->size_refresh == FERRY_SIZE_STAT ? "forces a stat for sizes, "
+                                                   : "",
+             fs->close_behind ? "syncs before close, " : "", fs->size_race ? "sets racing sizes back, " : "",
+             fs->truncate_stale ? "cannot: pieces re-created after another node's truncate (reads fail)" : "");
+    size_t n = strlen(out);
+    if (n >= 2 && !strcmp(out + n - 2, ", "))
+        out[n - 2] = 0;
+    if (!out[0])
+        snprintf(out, cap, "nothing (caches coherent)");
 }

@@ -29,6 +29,13 @@ typedef enum {
     FERRY_FS_CLASS_PARALLEL, /* files striped over servers */
 } ferry_fs_class;
 
+/* How a client learns a file's new size after another client's writes. */
+typedef enum {
+    FERRY_SIZE_FRESH = 0, /* every stat asks the servers (or caches are coherent) */
+    FERRY_SIZE_STAT,      /* a stat forced past the kernel's attribute cache (statx AT_STATX_FORCE_SYNC) */
+    FERRY_SIZE_LIST,      /* only listing the directory does: the client's own layers keep the size */
+} ferry_size_refresh;
+
 /* Where stripe_unit / stripe_count came from. */
 typedef enum {
     FERRY_STRIPE_NONE = 0, /* not striped, or nothing known */
@@ -57,6 +64,18 @@ typedef struct ferry_fs_info {
     int rmw_safe;
     /* the two cache answers above were given by the program, not detected */
     int cache_from_hint;
+    /* What makes another client's writes visible here (docs/filesystems.md,
+     * "Consistency across nodes"); all 0 where caches are coherent. */
+    int keeps_pages;                 /* reads are served from pages cached before the write, across opens */
+    ferry_size_refresh size_refresh; /* how a stale file size is refreshed */
+    int close_behind;                /* close returns before written data reaches the servers */
+    /* clients extending a file at once leave its size too large: each adds
+     * its own idea of the growth (GlusterFS shard); ferry sets it back */
+    int size_race;
+    /* pieces that another client's truncate removed and a later write made
+     * again stay unreadable here until the client forgets the file
+     * (GlusterFS shard): no client call defeats it, reads fail instead */
+    int truncate_stale;
 } ferry_fs_info;
 
 /* Fills *out for the file system holding path (the file itself if it
@@ -77,7 +96,9 @@ void ferry_fs_apply_hints(ferry_fs_info *fs, int64_t striping_unit, int striping
 
 /* What somebody who knows the mount says of its client caches, over what
  * was detected: coherent (GlusterFS with performance.write-behind off, say)
- * or not. Read-modify-write under the byte-range locks follows. */
+ * or not. Read-modify-write under the byte-range locks follows, and so does
+ * what ferry does to make other clients' writes visible (not the size race
+ * nor the truncate fault: those are not caches). */
 void ferry_fs_vouch_cache(ferry_fs_info *fs, int coherent);
 
 /* The mount whose mount point is the longest prefix of `path` (absolute,
@@ -94,7 +115,13 @@ void ferry_fs_classify(const char *fstype, unsigned long magic, ferry_fs_info *o
 const char *ferry_fs_type_name(ferry_fs_type t);
 const char *ferry_fs_class_name(ferry_fs_class c);
 const char *ferry_stripe_source_name(ferry_stripe_source s);
+const char *ferry_size_refresh_name(ferry_size_refresh r);
 /* One line: "fuse.glusterfs (parallel; stripe 4 MiB x 4 from hint; locks coherent, cache not, rmw unsafe)". */
 void ferry_fs_describe(const ferry_fs_info *fs, char *out, size_t cap);
+/* What ferry does at sync, open and close so that other clients' writes
+ * show here, in a few words ("drops cached pages, lists the directory for
+ * sizes, syncs before close, sets racing sizes back"); "nothing" where the
+ * caches are coherent. */
+void ferry_fs_describe_consistency(const ferry_fs_info *fs, char *out, size_t cap);
 
 #endif

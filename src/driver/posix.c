@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "driver/driver.h"
+#include "driver/coherence.h"
 #include "driver/faults.h"
 #include "driver/path.h"
 
@@ -31,44 +32,74 @@ static int posix_open(const char *path, int flags, ferry_fd *out)
         oflags |= O_CREAT;
     if (flags & FERRY_OPEN_EXCL)
         oflags |= O_EXCL;
-    int fd;
-    do {
+    int fd, listed = 0;
+    for (;;) {
         fd = open(path, oflags, 0666);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return -errno;
+        if (fd >= 0)
+            break;
+        int e = errno;
+        if (e == EINTR)
+            continue;
+        /* a name another node created (after deleting the old file) may
+         * be missing from this client's cache: list its directory once */
+        if ((e == ENOENT || e == ESTALE) && !(oflags & O_CREAT) && !listed++ && ferry_coh_list_dir(path) == 0)
+            continue;
+        return -e;
+    }
     out->fd = fd;
     out->drv = ferry_driver_posix();
+    out->coh = NULL;
     return 0;
 }
 
+static int posix_sync(ferry_fd *f);
+
 static int posix_close(ferry_fd *f)
 {
+    /* where close returns before the data is out (GlusterFS flush-behind),
+     * another node opening the file next would miss it */
+    int synced = ferry_coh_sync_before_close(f) ? posix_sync(f) : 0;
+    ferry_coh_detach(f);
     int rc = close(f->fd);
     f->fd = -1;
     /* EINTR on close leaves the descriptor closed on Linux: do not retry. */
-    return rc < 0 && errno != EINTR ? -errno : 0;
+    if (rc < 0 && errno != EINTR)
+        return -errno;
+    return synced;
+}
+
+/* A read of an open file that finds a piece of it gone (GlusterFS: a shard
+ * another client's truncate removed and a write re-created) is an I/O
+ * error of this client, not a missing file. */
+static int read_errno(int e)
+{
+    return e == ENOENT || e == ESTALE ? EIO : e;
 }
 
 static int64_t posix_pread(ferry_fd *f, void *buf, int64_t len, int64_t off)
 {
     int64_t done = 0;
+    int retried = 0;
+    ferry_coh_before_read(f, off, len);
     while (done < len) {
         int64_t want = len - done > FERRY_MAX_IO ? FERRY_MAX_IO : len - done;
         ssize_t n = ferry_fault_pread(f->fd, (char *)buf + done, (size_t)want, off + done);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return -errno;
+            return -read_errno(errno);
         }
-        if (n == 0)
+        if (n == 0) {
+            if (!retried++ && ferry_coh_retry_short(f, off + done))
+                continue;
             break;
+        }
         done += n;
     }
     return done;
 }
 
-static int64_t posix_pwrite(ferry_fd *f, const void *buf, int64_t len, int64_t off)
+static int64_t pwrite_all(ferry_fd *f, const void *buf, int64_t len, int64_t off)
 {
     int64_t done = 0;
     while (done < len) {
@@ -83,7 +114,18 @@ static int64_t posix_pwrite(ferry_fd *f, const void *buf, int64_t len, int64_t o
             return -EIO; /* a write that moves nothing would loop forever */
         done += n;
     }
+    ferry_coh_wrote(f, off, done);
     return done;
+}
+
+static int64_t posix_pwrite(ferry_fd *f, const void *buf, int64_t len, int64_t off)
+{
+    int held = ferry_coh_grow_begin(f, off + len);
+    if (held < 0)
+        return held;
+    int64_t done = pwrite_all(f, buf, len, off);
+    int rc = ferry_coh_grow_end(f, held);
+    return done >= 0 && rc < 0 ? rc : done;
 }
 
 /* Vector transfers: the kernel may stop anywhere, so after a short call the
@@ -99,6 +141,9 @@ static int64_t posix_vec(ferry_fd *f, const struct iovec *iov_in, int n, int64_t
         total += (int64_t)iov_in[i].iov_len;
     struct iovec local[64];
     int64_t done = 0;
+    int retried = 0;
+    if (is_read)
+        ferry_coh_before_read(f, off, total);
     int idx = 0;          /* first iovec not fully moved */
     size_t skip = 0;      /* bytes of iov_in[idx] already moved */
     while (done < total) {
@@ -127,9 +172,11 @@ static int64_t posix_vec(ferry_fd *f, const struct iovec *iov_in, int n, int64_t
         if (got < 0) {
             if (errno == EINTR)
                 continue;
-            return -errno;
+            return is_read ? -read_errno(errno) : -errno;
         }
         if (got == 0) {
+            if (is_read && !retried++ && ferry_coh_retry_short(f, off + done))
+                continue;
             if (is_read)
                 break;
             return -EIO;
@@ -149,6 +196,8 @@ static int64_t posix_vec(ferry_fd *f, const struct iovec *iov_in, int n, int64_t
             }
         }
     }
+    if (!is_read)
+        ferry_coh_wrote(f, off, done);
     return done;
 }
 
@@ -159,7 +208,15 @@ static int64_t posix_preadv(ferry_fd *f, const struct iovec *iov, int n, int64_t
 
 static int64_t posix_pwritev(ferry_fd *f, const struct iovec *iov, int n, int64_t off)
 {
-    return posix_vec(f, iov, n, off, (vec_fn)ferry_fault_pwritev, 0);
+    int64_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += (int64_t)iov[i].iov_len;
+    int held = ferry_coh_grow_begin(f, off + total);
+    if (held < 0)
+        return held;
+    int64_t done = posix_vec(f, iov, n, off, (vec_fn)ferry_fault_pwritev, 0);
+    int rc = ferry_coh_grow_end(f, held);
+    return done >= 0 && rc < 0 ? rc : done;
 }
 
 static int posix_size(ferry_fd *f, int64_t *size)
@@ -168,6 +225,13 @@ static int posix_size(ferry_fd *f, int64_t *size)
     if (fstat(f->fd, &st) < 0)
         return -errno;
     *size = st.st_size;
+    /* a client's size can lag behind other nodes' writes the ranks agreed
+     * on, and behind its own that are still on their way */
+    int64_t floor = ferry_coh_floor(f), wend = ferry_coh_written_end(f);
+    if (*size < floor)
+        *size = floor;
+    if (*size < wend)
+        *size = wend;
     return 0;
 }
 
@@ -208,7 +272,10 @@ static int posix_sync(ferry_fd *f)
     do {
         rc = fsync(f->fd);
     } while (rc < 0 && errno == EINTR);
-    return rc < 0 ? -errno : 0;
+    if (rc < 0)
+        return -errno;
+    ferry_coh_synced(f);
+    return 0;
 }
 
 static int posix_lock(ferry_fd *f, int64_t off, int64_t len, int exclusive)
@@ -227,13 +294,22 @@ static int posix_lock(ferry_fd *f, int64_t off, int64_t len, int exclusive)
             rc = fcntl(f->fd, F_SETLKW, &fl);
         } while (rc < 0 && errno == EINTR);
     }
-    return rc < 0 ? -errno : 0;
+    if (rc < 0)
+        return -errno;
+    /* what another client wrote under this lock before is on the servers
+     * (its unlock synced it); pages this client cached before are not */
+    ferry_coh_drop(f, off, len);
+    return 0;
 }
 
 static int posix_unlock(ferry_fd *f, int64_t off, int64_t len)
 {
+    /* the next holder, on another client, must find the bytes on the servers */
+    int synced = ferry_coh_dirty(f) ? posix_sync(f) : 0;
     struct flock fl = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = off, .l_len = len};
-    return fcntl(f->fd, F_SETLK, &fl) < 0 ? -errno : 0;
+    if (fcntl(f->fd, F_SETLK, &fl) < 0)
+        return -errno;
+    return synced;
 }
 
 static int posix_remove(const char *path)

@@ -8,8 +8,10 @@
  * changed, auto skips it: the pattern is known, and independent is correct
  * for any pattern, so a wrong guess costs speed, never bytes.
  */
+#include "core/consistency.h"
 #include "core/errors.h"
 #include "core/remember.h"
+#include "driver/coherence.h"
 #include "strategy/auto.h"
 #include "strategy/learn.h"
 #include "strategy/forward.h"
@@ -147,21 +149,28 @@ static ferry_coll_strategy requested(const ferry_file *f, int is_write)
  * call returns when all have: then the bricks hold every byte and the size.
  * One fsync per aggregator and one allreduce per collective write, on such
  * file systems only (docs/filesystems.md: measured cost). */
-static int flush_for_others(ferry_file *f, int wrote, double start, int64_t *max_ns)
+static int flush_for_others(ferry_file *f, int wrote, const ferry_runs *mine, double start, int64_t *max_ns)
 {
     double t0 = ferry_now();
     int err = wrote ? f->fd.drv->sync(&f->fd) : 0;
     int code = err ? ferry_err_errno(err, f->filename) : MPI_SUCCESS;
-    /* the call's time so far rides along: the flush is part of what it cost */
-    int64_t in[2] = {ferry_err_class(code), (int64_t)((ferry_now() - start) * 1e9)}, out[2] = {in[0], in[1]};
+    /* the call's time so far rides along (the flush is part of what it
+     * cost), and how far the ranks wrote: the size no rank's client may
+     * read short of */
+    int64_t in[3] = {ferry_err_class(code), (int64_t)((ferry_now() - start) * 1e9), ferry_coh_written_end(&f->fd)},
+            out[3] = {in[0], in[1], in[2]};
     if (f->size > 1)
-        MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, f->comm);
+        MPI_Allreduce(in, out, 3, MPI_INT64_T, MPI_MAX, f->comm);
     ferry_stats_phase(&f->stats, FERRY_PHASE_SYNC, t0);
     *max_ns = out[1];
     if (code != MPI_SUCCESS)
         return code;
-    return out[0] == MPI_SUCCESS ? MPI_SUCCESS
-                                 : ferry_err((int)out[0], "flushing a collective write failed on another rank");
+    if (out[0] != MPI_SUCCESS)
+        return ferry_err((int)out[0], "flushing a collective write failed on another rank");
+    /* pages this rank's client cached of the bytes it asked for are older
+     * than what its aggregator wrote */
+    ferry_consist_after_aggregated_write(f, mine->n ? mine->lo : 0, mine->n ? mine->hi : 0, out[2]);
+    return MPI_SUCCESS;
 }
 
 /* Runs the two-phase option of a trial that names its own aggregator count. */
@@ -280,7 +289,7 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     int64_t max_ns = out[2];
     /* chosen is the same on every rank (from the agreed pattern), so all take part */
     if (ok && dir && f->size > 1 && !f->fs.coherent_cache && chosen != FERRY_COLL_INDEPENDENT) {
-        code = flush_for_others(f, f->stats.sys_writes != writes_before, start, &max_ns);
+        code = flush_for_others(f, f->stats.sys_writes != writes_before, &runs, start, &max_ns);
         ok = code == MPI_SUCCESS;
     }
     /* every rank passes the same time, or -1 on every rank for a failed call */

@@ -162,7 +162,15 @@ int ferry_strategy_independent(ferry_file *f, const ferry_xfer *x, int collectiv
         code = ferry_strategy_direct(f, x, done);
     else
         code = ferry_strategy_gather(f, x, done);
-    if (lock)
-        f->fd.drv->unlock(&f->fd, lo, hi - lo);
+    if (lock) {
+        /* where caches are not coherent the unlock syncs first (atomic
+         * mode: the next reader may be on another node) */
+        int rc = f->fd.drv->unlock(&f->fd, lo, hi - lo);
+        if (rc < 0 && code == MPI_SUCCESS) {
+            code = ferry_err_errno(-rc, "unlock");
+            if (x->is_write)
+                *done = 0;
+        }
+    }
     return code;
 }

@@ -243,10 +243,11 @@ static int lock_range(ferry_file *f, int held, int64_t off, int64_t len)
     return rc < 0 ? ferry_err_errno(-rc, f->filename) : MPI_SUCCESS;
 }
 
-static void unlock_range(ferry_file *f, int held, int64_t off, int64_t len)
+/* Where caches are not coherent the unlock syncs first, and can fail. */
+static int unlock_range(ferry_file *f, int held, int64_t off, int64_t len)
 {
-    if (!held)
-        f->fd.drv->unlock(&f->fd, off, len);
+    int rc = held ? 0 : f->fd.drv->unlock(&f->fd, off, len);
+    return rc < 0 ? ferry_err_errno(-rc, f->filename) : MPI_SUCCESS;
 }
 
 /* A window whose holes may not be read back and rewritten (the file system
@@ -305,7 +306,7 @@ static int write_window(ferry_file *f, ferry_runs *rs, ferry_mem_walk *mw, char 
     if (covered < wl) {
         int64_t got = sieve_pread(f, buf, wl, ws);
         if (got < 0) {
-            unlock_range(f, held, ws, wl);
+            (void)unlock_range(f, held, ws, wl); /* the read's error is the one to report */
             return ferry_err_errno((int)-got, f->filename);
         }
         /* past end of file the holes read as zeros, and so must what we write there */
@@ -325,9 +326,11 @@ static int write_window(ferry_file *f, ferry_runs *rs, ferry_mem_walk *mw, char 
     double t0 = ferry_now();
     int64_t put = f->fd.drv->pwrite(&f->fd, buf, wl, ws);
     ferry_stats_phase(&f->stats, FERRY_PHASE_WRITE, t0);
-    unlock_range(f, held, ws, wl);
+    int ucode = unlock_range(f, held, ws, wl);
     if (put < 0)
         return ferry_err_errno((int)-put, f->filename);
+    if (ucode != MPI_SUCCESS)
+        return ucode;
     f->stats.sys_writes++;
     f->stats.sys_write_bytes += put;
     f->stats.sieve_writes++;
@@ -358,7 +361,9 @@ int ferry_sieve_write(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi
             if (code != MPI_SUCCESS)
                 break;
             code = ferry_gather_run(f, &mw, 1, off, len, &wrote);
-            unlock_range(f, held || !f->fs.rmw_safe, off, len);
+            int ucode = unlock_range(f, held || !f->fs.rmw_safe, off, len);
+            if (code == MPI_SUCCESS)
+                code = ucode;
             ferry_runs_consume(&rs, len);
         } else {
             if (!buf && !(buf = buf_get(cap))) {

@@ -1,0 +1,264 @@
+/*
+ * What a client does to see other clients' writes (coherence.h). The
+ * GlusterFS facts behind it, measured with plain POSIX between two FUSE
+ * clients of one volume (docs/filesystems.md, "Consistency across nodes"):
+ * stale bytes come from the reader's kernel page cache, which survives
+ * close and open (fopen-keep-cache) and goes with POSIX_FADV_DONTNEED; a
+ * stale size comes from md-cache and the shard translator's inode context,
+ * which neither fsync, nor a forced stat, nor O_DIRECT reach, only a
+ * READDIRPLUS of the directory (shard_readdir_cbk refreshes its context).
+ */
+#define _GNU_SOURCE
+#include "driver/coherence.h"
+#include "driver/path.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct ferry_coherence {
+    const char *path;
+    int keeps_pages;
+    ferry_size_refresh size_refresh;
+    int close_behind;
+    int size_race;
+    /* read and written by the caller's thread, the nonblocking worker and
+     * the aggregators' writer threads: atomics */
+    int64_t floor;
+    int64_t wend;
+    int dirty;
+    int atomic;
+};
+
+int ferry_coh_attach(ferry_fd *fd, const char *path, const ferry_fs_info *fs)
+{
+    fd->coh = NULL;
+    if (fs->coherent_cache || (!fs->keeps_pages && fs->size_refresh == FERRY_SIZE_FRESH && !fs->close_behind))
+        return 0;
+    ferry_coherence *c = calloc(1, sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    c->path = path;
+    c->keeps_pages = fs->keeps_pages;
+    c->size_refresh = fs->size_refresh;
+    c->close_behind = fs->close_behind;
+    c->size_race = fs->size_race;
+    fd->coh = c;
+    return 0;
+}
+
+void ferry_coh_detach(ferry_fd *fd)
+{
+    free(fd->coh);
+    fd->coh = NULL;
+}
+
+int ferry_coh_active(const ferry_fd *fd)
+{
+    return fd->coh != NULL;
+}
+
+void ferry_coh_drop(ferry_fd *fd, int64_t off, int64_t len)
+{
+    if (!fd->coh || !fd->coh->keeps_pages)
+        return;
+    /* the kernel drops only whole pages inside the range: widen it to the
+     * pages it touches, or a piece sharing a page with its neighbour stays */
+    int64_t page = sysconf(_SC_PAGESIZE), lo = off / page * page;
+    int64_t hi = len > 0 ? (off + len + page - 1) / page * page : 0;
+    posix_fadvise(fd->fd, (off_t)lo, (off_t)(len > 0 ? hi - lo : 0), POSIX_FADV_DONTNEED);
+}
+
+/* READDIRPLUS hands every entry's attributes, from the servers, to each
+ * layer of the client on its way up (GlusterFS: shard_readdir_cbk marks
+ * the shard context for refresh). md-cache keeps its own entry where this
+ * client wrote the file itself (a newer change time than the listing's),
+ * and only a setattr's reply replaces it: fchown to the same owner, which
+ * any process may do on any descriptor and which changes nothing but the
+ * change time. */
+int ferry_coh_list_dir(const char *path)
+{
+    char dir[PATH_MAX];
+    int rc = ferry_path_dir(path, dir, sizeof dir);
+    if (rc < 0)
+        return rc;
+    DIR *d = opendir(dir);
+    if (!d)
+        return -errno;
+    errno = 0;
+    while (readdir(d))
+        ;
+    int err = errno;
+    closedir(d);
+    return -err;
+}
+
+static int list_dir(const char *path, int fd)
+{
+    int err = -ferry_coh_list_dir(path);
+    if (!err && fchown(fd, (uid_t)-1, (gid_t)-1) < 0)
+        err = errno;
+    return -err;
+}
+
+static int forced_stat(int fd, int64_t *size)
+{
+    struct statx sx;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_FORCE_SYNC, STATX_SIZE, &sx) < 0)
+        return -errno;
+    *size = (int64_t)sx.stx_size;
+    return 0;
+}
+
+int ferry_coh_refresh(ferry_fd *fd, int list)
+{
+    ferry_coherence *c = fd->coh;
+    if (!c)
+        return 0;
+    int rc = 0;
+    if (list && c->size_refresh == FERRY_SIZE_LIST)
+        rc = list_dir(c->path, fd->fd);
+    int64_t size = -1;
+    if (c->size_refresh != FERRY_SIZE_FRESH) {
+        int r2 = forced_stat(fd->fd, &size);
+        if (!rc)
+            rc = r2;
+    }
+
+    ferry_coh_drop(fd, 0, 0);
+    return rc;
+}
+
+int ferry_coh_client_size(ferry_fd *fd, int64_t *size)
+{
+    if (fd->coh && fd->coh->size_refresh != FERRY_SIZE_FRESH)
+        return forced_stat(fd->fd, size);
+    struct stat st;
+    if (fstat(fd->fd, &st) < 0)
+        return -errno;
+    *size = st.st_size;
+    return 0;
+}
+
+void ferry_coh_set_floor(ferry_fd *fd, int64_t floor)
+{
+    if (fd->coh)
+        __atomic_store_n(&fd->coh->floor, floor, __ATOMIC_RELAXED);
+}
+
+int64_t ferry_coh_floor(const ferry_fd *fd)
+{
+    return fd->coh ? __atomic_load_n(&fd->coh->floor, __ATOMIC_RELAXED) : 0;
+}
+
+int64_t ferry_coh_written_end(const ferry_fd *fd)
+{
+    return fd->coh ? __atomic_load_n(&fd->coh->wend, __ATOMIC_RELAXED) : 0;
+}
+
+int ferry_coh_dirty(const ferry_fd *fd)
+{
+    return fd->coh ? __atomic_load_n(&fd->coh->dirty, __ATOMIC_RELAXED) : 0;
+}
+
+void ferry_coh_set_atomic(ferry_fd *fd, int on)
+{
+    if (fd->coh)
+        __atomic_store_n(&fd->coh->atomic, !!on, __ATOMIC_RELAXED);
+}
+
+void ferry_coh_wrote(ferry_fd *fd, int64_t off, int64_t n)
+{
+    ferry_coherence *c = fd->coh;
+    if (!c || n <= 0)
+        return;
+    __atomic_store_n(&c->dirty, 1, __ATOMIC_RELAXED);
+    int64_t end = off + n, cur = __atomic_load_n(&c->wend, __ATOMIC_RELAXED);
+    while (end > cur && !__atomic_compare_exchange_n(&c->wend, &cur, end, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+void ferry_coh_synced(ferry_fd *fd)
+{
+    if (fd->coh)
+        __atomic_store_n(&fd->coh->dirty, 0, __ATOMIC_RELAXED);
+}
+
+void ferry_coh_before_read(ferry_fd *fd, int64_t off, int64_t len)
+{
+    if (fd->coh && __atomic_load_n(&fd->coh->atomic, __ATOMIC_RELAXED))
+        ferry_coh_drop(fd, off, len);
+}
+
+int ferry_coh_retry_short(ferry_fd *fd, int64_t at)
+{
+    ferry_coherence *c = fd->coh;
+    if (!c || c->size_refresh == FERRY_SIZE_FRESH)
+        return 0;
+    if (!__atomic_load_n(&c->atomic, __ATOMIC_RELAXED) && at >= __atomic_load_n(&c->floor, __ATOMIC_RELAXED))
+        return 0;
+    ferry_coh_refresh(fd, 1);
+    return 1;
+}
+
+/* Far past any file: the byte whose lock every growing write takes. */
+#define GROW_SENTINEL ((off_t)1 << 62)
+
+static int grow_lock(int fd, short type)
+{
+    struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = GROW_SENTINEL, .l_len = 1};
+    int rc;
+    do {
+        rc = fcntl(fd, type == F_UNLCK ? F_SETLK : F_SETLKW, &fl);
+    } while (rc < 0 && errno == EINTR);
+    return rc < 0 ? -errno : 0;
+}
+
+int ferry_coh_grow_begin(ferry_fd *fd, int64_t end)
+{
+    ferry_coherence *c = fd->coh;
+    if (!c || !c->size_race || !__atomic_load_n(&c->atomic, __ATOMIC_RELAXED))
+        return 0;
+    int64_t have;
+    if (forced_stat(fd->fd, &have) == 0 && end <= have)
+        return 0;
+    int rc = grow_lock(fd->fd, F_WRLCK);
+    if (rc < 0)
+        return rc;
+    /* the growth this client reports is measured from the size it holds */
+    rc = list_dir(c->path, fd->fd);
+    if (!rc)
+        rc = forced_stat(fd->fd, &have);
+
+    if (rc < 0) {
+        grow_lock(fd->fd, F_UNLCK);
+        return rc;
+    }
+    return 1;
+}
+
+int ferry_coh_grow_end(ferry_fd *fd, int held)
+{
+    if (held <= 0)
+        return 0;
+    /* write-behind hands the write to the shard translator, which reports
+     * the growth, only when flushed: before the next grower starts */
+    int rc;
+    do {
+        rc = fsync(fd->fd);
+    } while (rc < 0 && errno == EINTR);
+    int err = rc < 0 ? -errno : 0;
+    if (!err)
+        ferry_coh_synced(fd);
+    int u = grow_lock(fd->fd, F_UNLCK);
+    return err ? err : u;
+}
+
+int ferry_coh_sync_before_close(const ferry_fd *fd)
+{
+    return fd->coh && fd->coh->close_behind && __atomic_load_n(&fd->coh->dirty, __ATOMIC_RELAXED);
+}
