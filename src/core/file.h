@@ -52,6 +52,9 @@ typedef struct ferry_file {
     MPI_Win shfp_win;         /* shared file pointer lives on rank 0 ... */
     int shfp_slot;            /* ... at this displacement */
     struct shfp_pool *shfp_pool; /* the pooled window it shares, or NULL: a window of its own */
+    int64_t *shfp_owned;      /* memory of a window made with MPI_Win_create, or NULL */
+    int shfp_windowless;      /* no window across these ranks: ... */
+    struct ferry_shfp_file *shfp_file; /* ... the pointer is in a locked hidden file, or nowhere (NULL) */
     int64_t shfp_self;        /* ... or here, when the file is opened by one rank */
     int shfp_touched;         /* this rank used the shared pointer since the last reset */
     int atomic;
@@ -110,9 +113,19 @@ int64_t ferry_view_byte_offset(const ferry_file *f, int64_t off);
  * FERRY_SHFP_NO_POOL; the open agrees on it and passes the agreed value to
  * create (any negative other than NO_POOL: the ranks disagree). */
 #define FERRY_SHFP_NO_POOL (-1)
+#define FERRY_SHFP_NO_WINDOWS (-3) /* the group has been found to get no windows */
 int64_t ferry_shfp_pool_state(ferry_file *f);
 int ferry_shfp_create(ferry_file *f, int64_t initial, int64_t agreed);
+/* Collective, once the file system is known (f->fs): where no window could
+ * be made, the pointer goes to a locked hidden file if the file system's
+ * locks hold across nodes. Never fails the open: shared-pointer calls say
+ * so if there is no pointer. */
+int ferry_shfp_settle(ferry_file *f);
+/* Each rank lets go of the pointer ... */
 void ferry_shfp_free(ferry_file *f);
+/* ... and once every rank has agreed on the close, rank 0 removes what is
+ * left of it (the hidden file). */
+void ferry_shfp_closed(ferry_file *f);
 int ferry_shfp_fetch_add(ferry_file *f, int64_t delta, int64_t *old);
 /* Collective: every rank leaves with the pointer at `value`. */
 int ferry_shfp_reset(ferry_file *f, int64_t value);

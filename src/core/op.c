@@ -13,10 +13,14 @@ static int ordered_start(ferry_file *f, int64_t etypes, int64_t *start)
     int rc = MPI_SUCCESS;
     if (f->rank == f->size - 1)
         rc = ferry_shfp_fetch_add(f, incl, &base);
-    MPI_Bcast(&base, 1, MPI_INT64_T, f->size - 1, f->comm);
-    *start = base + incl - etypes;
+    /* with the last rank's outcome: the call fails on every rank or none */
+    int64_t msg[2] = {base, ferry_err_class(rc)};
+    MPI_Bcast(msg, 2, MPI_INT64_T, f->size - 1, f->comm);
+    *start = msg[0] + incl - etypes;
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
-    return rc;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return msg[1] == MPI_SUCCESS ? MPI_SUCCESS : ferry_err((int)msg[1], "the shared file pointer failed on another rank");
 }
 
 static void count_call(ferry_file *f, const ferry_call *c, int64_t done)

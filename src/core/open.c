@@ -279,7 +279,9 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     }
     ferry_at_finalize_first(close_unclosed);
     probe_fs(f);
-    int cons = ferry_consist_open(f);
+    int cons = ferry_shfp_settle(f);
+    if (cons == MPI_SUCCESS)
+        cons = ferry_consist_open(f);
     if (cons == MPI_SUCCESS && (amode & MPI_MODE_APPEND) && ferry_coh_active(&f->fd)) {
         /* the size each rank's client showed at the start may be old: the
          * agreed one is where appending starts */
@@ -331,6 +333,7 @@ int ferry_file_close(ferry_file *f)
     ferry_shfp_free(f);
     if (f->size > 1)
         MPI_Allreduce(&cls, &maxcls, 1, MPI_INT, MPI_MAX, f->comm);
+    ferry_shfp_closed(f);
     if (maxcls == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0)
         f->fd.drv->remove(f->path);
     ferry_stats_phase(&f->stats, FERRY_PHASE_CLOSE, t0);

@@ -13,10 +13,21 @@
  * the same slots taken; a new pool is made when no rank has one; anything
  * else (a full pool, a pool some ranks lack) falls back to a window of the
  * file's own.
+ *
+ * Where the MPI library cannot make a window across the ranks at all (Open
+ * MPI over TCP between nodes: osc/rdma is chosen and fails MPI_Win_allocate
+ * and MPI_Win_create alike with MPI_ERR_WIN), every rank learns it in the
+ * same collective, the group is remembered as windowless (a pool without a
+ * window: later opens do not try again), and the pointer moves to a locked
+ * hidden file (shared_fp_file.c) once the file system is known to honour
+ * locks across nodes. Where it does not either, shared-pointer calls fail
+ * with MPI_ERR_UNSUPPORTED_OPERATION on every rank; the open itself does
+ * not fail.
  */
 #include "core/errors.h"
 #include "core/file.h"
 #include "core/finalize.h"
+#include "core/shared_fp_file.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -25,9 +36,10 @@ enum { SLOTS = 32 };
 
 typedef struct shfp_pool {
     MPI_Group group;
-    MPI_Win win;
+    MPI_Win win;   /* MPI_WIN_NULL: no window can be made for this group */
     int64_t *base; /* rank 0's slots */
     int64_t used;  /* bit s: slot s belongs to an open file */
+    int64_t *owned; /* MPI_Win_create's memory, freed with the window */
     struct shfp_pool *next;
 } shfp_pool;
 
@@ -42,7 +54,9 @@ static void pools_free(void)
     while (pools) {
         shfp_pool *p = pools;
         pools = p->next;
-        MPI_Win_free(&p->win);
+        if (p->win != MPI_WIN_NULL)
+            MPI_Win_free(&p->win);
+        free(p->owned);
         MPI_Group_free(&p->group);
         free(p);
     }
@@ -71,19 +85,68 @@ int64_t ferry_shfp_pool_state(ferry_file *f)
     if (f->size == 1)
         return 0;
     shfp_pool *p = pool_find(f->comm);
-    return p ? p->used : FERRY_SHFP_NO_POOL;
+    return !p ? FERRY_SHFP_NO_POOL : p->win == MPI_WIN_NULL ? FERRY_SHFP_NO_WINDOWS : p->used;
+}
+
+/* One collective attempt at a window of `bytes` on rank 0, agreed: 1 when
+ * every rank has it. Errors come back instead of aborting (the program's
+ * handler on the communicator is fatal by default). A window that only
+ * some ranks got cannot be freed (freeing is collective over ranks that
+ * never joined it): it is left alone, which no MPI library seen does. */
+static int agreed_window(ferry_file *f, int create, MPI_Aint bytes, int64_t **base, MPI_Win *win)
+{
+    MPI_Errhandler eh;
+    MPI_Comm_get_errhandler(f->comm, &eh);
+    MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
+    int rc;
+    *base = NULL;
+    if (create) {
+        /* the other flavour: memory the library did not allocate */
+        *base = bytes ? calloc(1, (size_t)bytes) : NULL;
+        rc = bytes && !*base ? MPI_ERR_NO_MEM
+                             : MPI_Win_create(*base, bytes, (int)sizeof(int64_t), MPI_INFO_NULL, f->comm, win);
+    } else {
+        rc = MPI_Win_allocate(bytes, (int)sizeof(int64_t), MPI_INFO_NULL, f->comm, base, win);
+    }
+    MPI_Comm_set_errhandler(f->comm, eh);
+    MPI_Errhandler_free(&eh);
+    int ok = rc == MPI_SUCCESS, all = ok;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
+    if (!all) {
+        if (!ok && create)
+            free(*base);
+        *win = MPI_WIN_NULL;
+        *base = NULL;
+    }
+    return all;
+}
+
+/* MPI_Win_allocate, else MPI_Win_create. */
+static int any_window(ferry_file *f, MPI_Aint bytes, int64_t **base, MPI_Win *win, int *created)
+{
+    *created = 0;
+    if (agreed_window(f, 0, bytes, base, win))
+        return 1;
+    *created = 1;
+    return agreed_window(f, 1, bytes, base, win);
 }
 
 static int pool_create(ferry_file *f, shfp_pool **out)
 {
     shfp_pool *p = calloc(1, sizeof *p);
-    if (!p)
-        return MPI_ERR_NO_MEM;
-    MPI_Aint bytes = f->rank == 0 ? (MPI_Aint)(SLOTS * sizeof(int64_t)) : 0;
-    if (MPI_Win_allocate(bytes, (int)sizeof(int64_t), MPI_INFO_NULL, f->comm, &p->base, &p->win) != MPI_SUCCESS) {
+    int ok = p != NULL, all = ok;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
+    if (!all) {
         free(p);
-        return MPI_ERR_INTERN;
+        return MPI_ERR_NO_MEM;
     }
+    MPI_Aint bytes = f->rank == 0 ? (MPI_Aint)(SLOTS * sizeof(int64_t)) : 0;
+    int created;
+    /* a group without windows is remembered too: later opens skip the attempt */
+    if (!any_window(f, bytes, &p->base, &p->win, &created))
+        p->win = MPI_WIN_NULL;
+    else
+        p->owned = created ? p->base : NULL;
     MPI_Comm_group(f->comm, &p->group);
     ferry_at_finalize(pools_free);
     pthread_mutex_lock(&pools_lock);
@@ -91,16 +154,16 @@ static int pool_create(ferry_file *f, shfp_pool **out)
     pools = p;
     pthread_mutex_unlock(&pools_lock);
     *out = p;
-    return MPI_SUCCESS;
+    return p->win == MPI_WIN_NULL ? MPI_ERR_WIN : MPI_SUCCESS;
 }
 
 static int own_window(ferry_file *f, int64_t **base)
 {
     MPI_Aint bytes = f->rank == 0 ? (MPI_Aint)sizeof(int64_t) : 0;
-    if (MPI_Win_allocate(bytes, (int)sizeof(int64_t), MPI_INFO_NULL, f->comm, base, &f->shfp_win) != MPI_SUCCESS) {
-        f->shfp_win = MPI_WIN_NULL;
-        return MPI_ERR_INTERN;
-    }
+    int created;
+    if (!any_window(f, bytes, base, &f->shfp_win, &created))
+        return MPI_ERR_WIN;
+    f->shfp_owned = created ? *base : NULL;
     return MPI_SUCCESS;
 }
 
@@ -109,12 +172,24 @@ int ferry_shfp_create(ferry_file *f, int64_t initial, int64_t agreed)
     f->shfp_self = initial;
     f->shfp_pool = NULL;
     f->shfp_slot = 0;
+    f->shfp_owned = NULL;
+    f->shfp_file = NULL;
+    f->shfp_windowless = 0;
     if (f->size == 1)
         return MPI_SUCCESS;
     int64_t *base = NULL;
     shfp_pool *p = NULL;
+    if (agreed == FERRY_SHFP_NO_WINDOWS) {
+        f->shfp_windowless = 1;
+        return MPI_SUCCESS;
+    }
     if (agreed == FERRY_SHFP_NO_POOL) {
-        if (pool_create(f, &p) != MPI_SUCCESS)
+        int rc = pool_create(f, &p);
+        if (rc == MPI_ERR_WIN) {
+            f->shfp_windowless = 1;
+            return MPI_SUCCESS;
+        }
+        if (rc != MPI_SUCCESS)
             p = NULL;
     } else if (agreed >= 0 && agreed != ((int64_t)1 << SLOTS) - 1) {
         p = pool_find(f->comm);
@@ -128,10 +203,9 @@ int ferry_shfp_create(ferry_file *f, int64_t initial, int64_t agreed)
         f->shfp_pool = p;
         f->shfp_win = p->win;
         base = p->base;
-    } else {
-        int rc = own_window(f, &base);
-        if (rc != MPI_SUCCESS)
-            return rc;
+    } else if (own_window(f, &base) != MPI_SUCCESS) {
+        f->shfp_windowless = 1;
+        return MPI_SUCCESS;
     }
     /* the open's closing reduction orders this before any rank's first use */
     if (f->rank == 0) {
@@ -142,8 +216,21 @@ int ferry_shfp_create(ferry_file *f, int64_t initial, int64_t agreed)
     return MPI_SUCCESS;
 }
 
+int ferry_shfp_settle(ferry_file *f)
+{
+    if (!f->shfp_windowless)
+        return MPI_SUCCESS;
+    /* the same on every rank: the window failure and the file system were agreed */
+    if (!f->fs.coherent_locks)
+        return MPI_SUCCESS;
+    if (ferry_shfp_file_open(f, f->shfp_self) != MPI_SUCCESS)
+        f->shfp_file = NULL; /* a directory we may not write, say: the calls say so */
+    return MPI_SUCCESS;
+}
+
 void ferry_shfp_free(ferry_file *f)
 {
+    ferry_shfp_file_close(f);
     shfp_pool *p = f->shfp_pool;
     if (p) {
         /* collective close: every rank frees the same slot */
@@ -154,7 +241,22 @@ void ferry_shfp_free(ferry_file *f)
         f->shfp_win = MPI_WIN_NULL;
     } else if (f->shfp_win != MPI_WIN_NULL) {
         MPI_Win_free(&f->shfp_win);
+        free(f->shfp_owned);
+        f->shfp_owned = NULL;
     }
+}
+
+void ferry_shfp_closed(ferry_file *f)
+{
+    ferry_shfp_file_remove(f);
+}
+
+/* Neither a window nor a lock the nodes share: no shared pointer here. */
+static int unavailable(void)
+{
+    return ferry_err(MPI_ERR_UNSUPPORTED_OPERATION,
+                     "no shared file pointer: the MPI library makes no one-sided window across these ranks and "
+                     "the file system's locks do not hold across nodes (or its hidden file could not be made)");
 }
 
 int ferry_shfp_fetch_add(ferry_file *f, int64_t delta, int64_t *old)
@@ -165,6 +267,8 @@ int ferry_shfp_fetch_add(ferry_file *f, int64_t delta, int64_t *old)
         f->shfp_self += delta;
         return MPI_SUCCESS;
     }
+    if (f->shfp_windowless)
+        return f->shfp_file ? ferry_shfp_file_fetch_add(f, delta, old) : unavailable();
     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, f->shfp_win);
     int rc = MPI_Fetch_and_op(&delta, old, MPI_INT64_T, 0, f->shfp_slot, delta ? MPI_SUM : MPI_NO_OP,
                               f->shfp_win);
@@ -179,15 +283,21 @@ int ferry_shfp_reset(ferry_file *f, int64_t value)
         f->shfp_self = value;
         return MPI_SUCCESS;
     }
-    /* The barriers fence the reset from shared-pointer calls made before and
-     * after the collective call on every rank. */
+    if (f->shfp_windowless && !f->shfp_file)
+        return unavailable(); /* on every rank alike */
+    /* The barrier and the closing agreement fence the reset from
+     * shared-pointer calls made before and after the collective call on
+     * every rank. */
     MPI_Barrier(f->comm);
     int rc = MPI_SUCCESS;
-    if (f->rank == 0) {
+    if (f->rank == 0 && f->shfp_windowless) {
+        rc = ferry_shfp_file_set(f, value);
+    } else if (f->rank == 0) {
         MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, f->shfp_win);
         rc = MPI_Put(&value, 1, MPI_INT64_T, 0, f->shfp_slot, 1, MPI_INT64_T, f->shfp_win);
         MPI_Win_unlock(0, f->shfp_win);
+        if (rc != MPI_SUCCESS)
+            rc = ferry_err(MPI_ERR_INTERN, "shared file pointer reset failed");
     }
-    MPI_Barrier(f->comm);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : ferry_err(MPI_ERR_INTERN, "shared file pointer reset failed");
+    return ferry_agree(f, rc, "shared file pointer reset failed on another rank");
 }

@@ -218,14 +218,16 @@ static int grow_lock(int fd, short type)
     return rc < 0 ? -errno : 0;
 }
 
-int ferry_coh_grow_begin(ferry_fd *fd, int64_t end)
+int ferry_coh_grow_begin(ferry_fd *fd)
 {
     ferry_coherence *c = fd->coh;
     if (!c || !c->size_race || !__atomic_load_n(&c->atomic, __ATOMIC_RELAXED))
         return 0;
+    /* Every write, not only those past the size this process sees: the
+     * shard translator measures growth from its own idea of the size,
+     * which can lag behind the kernel's and md-cache's (measured: sizes
+     * 2 % too large when only writes past the kernel's size were held). */
     int64_t have;
-    if (forced_stat(fd->fd, &have) == 0 && end <= have)
-        return 0;
     int rc = grow_lock(fd->fd, F_WRLCK);
     if (rc < 0)
         return rc;

@@ -67,11 +67,10 @@ void ferry_coh_before_read(ferry_fd *fd, int64_t off, int64_t len);
  * the file should reach further, and the read should go on. */
 int ferry_coh_retry_short(ferry_fd *fd, int64_t at);
 /* Atomic mode where clients growing a file at once leave its size wrong
- * (ferry_fs_info.size_race): a write that may grow the file to `end` holds
- * one lock every growing write takes, with this client's size refreshed,
- * until end_write has synced it. begin returns 1 (held), 0 (not needed) or
- * -errno; end returns 0 or -errno. */
-int ferry_coh_grow_begin(ferry_fd *fd, int64_t end);
+ * (ferry_fs_info.size_race): every write holds one lock all writes take,
+ * with this client's size refreshed, until grow_end has synced it. begin
+ * returns 1 (held), 0 (not needed) or -errno; end returns 0 or -errno. */
+int ferry_coh_grow_begin(ferry_fd *fd);
 int ferry_coh_grow_end(ferry_fd *fd, int held);
 /* 1 if close must sync first (close returns early and fd wrote). */
 int ferry_coh_sync_before_close(const ferry_fd *fd);

@@ -120,7 +120,7 @@ static int64_t pwrite_all(ferry_fd *f, const void *buf, int64_t len, int64_t off
 
 static int64_t posix_pwrite(ferry_fd *f, const void *buf, int64_t len, int64_t off)
 {
-    int held = ferry_coh_grow_begin(f, off + len);
+    int held = ferry_coh_grow_begin(f);
     if (held < 0)
         return held;
     int64_t done = pwrite_all(f, buf, len, off);
@@ -208,10 +208,7 @@ static int64_t posix_preadv(ferry_fd *f, const struct iovec *iov, int n, int64_t
 
 static int64_t posix_pwritev(ferry_fd *f, const struct iovec *iov, int n, int64_t off)
 {
-    int64_t total = 0;
-    for (int i = 0; i < n; i++)
-        total += (int64_t)iov[i].iov_len;
-    int held = ferry_coh_grow_begin(f, off + total);
+    int held = ferry_coh_grow_begin(f);
     if (held < 0)
         return held;
     int64_t done = posix_vec(f, iov, n, off, (vec_fn)ferry_fault_pwritev, 0);

@@ -76,17 +76,28 @@ static int win_ensure(ferry_file *f, const ferry_nodes *nodes, ferry_local_win *
         MPI_Info info;
         MPI_Info_create(&info);
         MPI_Info_set(info, "alloc_shared_noncontig", "true");
-        int rc = MPI_Win_allocate_shared((MPI_Aint)seg, 1, info, nodes->node_comm, &mine,
-                                         e ? &e->win : &w->win);
+        /* a failure comes back (the node communicator inherits the
+         * program's fatal handler) and is agreed on the node: a window
+         * some node ranks got cannot be freed, and is left alone */
+        MPI_Errhandler eh;
+        MPI_Comm_get_errhandler(nodes->node_comm, &eh);
+        MPI_Comm_set_errhandler(nodes->node_comm, MPI_ERRORS_RETURN);
+        MPI_Win tmp = MPI_WIN_NULL;
+        int rc = MPI_Win_allocate_shared((MPI_Aint)seg, 1, info, nodes->node_comm, &mine, &tmp);
+        MPI_Comm_set_errhandler(nodes->node_comm, eh);
+        MPI_Errhandler_free(&eh);
         MPI_Info_free(&info);
-        if (rc != MPI_SUCCESS || !e || !e->base) {
-            if (rc == MPI_SUCCESS)
-                MPI_Win_free(e ? &e->win : &w->win);
+        int ok[2] = {rc == MPI_SUCCESS, e && e->base}, all[2];
+        MPI_Allreduce(ok, all, 2, MPI_INT, MPI_MIN, nodes->node_comm);
+        if (!all[0] || !all[1]) {
+            if (all[0])
+                MPI_Win_free(&tmp);
             if (e)
                 free(e->base);
             free(e);
             return ferry_err(MPI_ERR_NO_MEM, "cannot allocate node-shared memory for local aggregation");
         }
+        e->win = tmp;
         for (int i = 0; i < nodes->node_size; i++) {
             MPI_Aint size;
             int disp;
@@ -104,7 +115,21 @@ static int win_ensure(ferry_file *f, const ferry_nodes *nodes, ferry_local_win *
     w->win = e->win;
     w->base = e->base;
     w->seg = seg;
+    w->agreed = 0;
     return MPI_SUCCESS;
+}
+
+int ferry_local_usable(ferry_file *f, const ferry_nodes *nodes, ferry_local_win *w)
+{
+    int64_t seg = f->hints.cb_buffer_size / nodes->node_size;
+    if (seg < MIN_SEG)
+        seg = MIN_SEG;
+    if (w->base && w->seg == seg && w->agreed)
+        return 1;
+    int ok = win_ensure(f, nodes, w) == MPI_SUCCESS, all = ok;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
+    w->agreed = all;
+    return all;
 }
 
 static int by_off(const void *a, const void *b)

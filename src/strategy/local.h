@@ -16,9 +16,16 @@ typedef struct ferry_local_win {
     MPI_Win win;
     char **base;      /* every node rank's segment */
     int64_t seg;      /* bytes per segment */
+    int agreed;       /* every rank of the file has its node's window of this seg */
 } ferry_local_win;
 
 void ferry_local_win_free(ferry_local_win *w);
+
+/* Collective over f->comm, once per segment size: every node makes its
+ * shared window; 1 if all could. Where one could not (an MPI library told
+ * to use no shared-memory one-sided component), no rank uses local
+ * aggregation and the caller takes another strategy. */
+int ferry_local_usable(ferry_file *f, const ferry_nodes *nodes, ferry_local_win *w);
 
 /* Collective over f->comm (node-level traffic only, then no global step). */
 int ferry_local(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_nodes *nodes,
