@@ -7,7 +7,9 @@
 #include "core/errors.h"
 #include "driver/coherence.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int64_t max64(int64_t a, int64_t b)
 {
@@ -81,18 +83,46 @@ int ferry_consist_open(ferry_file *f)
     return MPI_SUCCESS;
 }
 
+/* 1 if [from, to) of the file reads as zeros only: what racing clients
+ * added to the size holds no byte anybody wrote, while another
+ * communicator's (or program's) writes past our end would. */
+static int only_zeros(ferry_file *f, int64_t from, int64_t to, int *err)
+{
+    enum { CHUNK = 1 << 20 };
+    char *buf = malloc(CHUNK);
+    if (!buf) {
+        *err = -ENOMEM;
+        return 0;
+    }
+    int zeros = 1;
+    for (int64_t at = from; zeros && at < to;) {
+        int64_t want = to - at < CHUNK ? to - at : CHUNK;
+        int64_t got = f->fd.drv->pread(&f->fd, buf, want, at);
+        if (got <= 0) {
+            *err = got < 0 ? (int)got : 0;
+            break; /* the end came early: nothing there to keep */
+        }
+        for (int64_t i = 0; i < got && zeros; i++)
+            zeros = buf[i] == 0;
+        at += got;
+    }
+    free(buf);
+    return zeros && !*err;
+}
+
 /* Racing clients leave the size too large (GlusterFS shard adds each
- * client's idea of the growth): rank 0 learns the servers' size and sets
- * the one the ranks' writes give. Collective; returns an errno. */
+ * client's idea of the growth) or, from a size they held too large, too
+ * small: rank 0 learns the servers' size and sets the one the ranks' writes
+ * give, cutting only what reads as zeros. Collective; returns an errno. */
 static int set_size_back(ferry_file *f, int64_t want)
 {
     int err = 0;
-    if (f->rank == 0) {
+    if (f->rank == 0 && !f->no_size_fixup) {
         int64_t have = 0;
         err = ferry_coh_refresh(&f->fd, 1);
         if (!err)
             err = ferry_coh_client_size(&f->fd, &have);
-        if (!err && have != want)
+        if (!err && (have < want || (have > want && only_zeros(f, want, have, &err))))
             err = f->fd.drv->truncate(&f->fd, want);
     }
     if (f->size > 1)

@@ -58,6 +58,9 @@ typedef struct ferry_file {
     int64_t shfp_self;        /* ... or here, when the file is opened by one rank */
     int shfp_touched;         /* this rank used the shared pointer since the last reset */
     int atomic;
+    /* a handle among several of one process on this file (a decoupled data
+     * server's sessions): sizes racing clients left are not its to set */
+    int no_size_fixup;
     MPI_Errhandler errhandler;
     int f2c;                  /* index in the handle table */
     uint64_t opened;          /* this process's count of opens at this one: files close in this order at MPI_Finalize */

@@ -66,6 +66,8 @@ int dc_session_open(dc_server *S, int client, int64_t sid, const char *path, int
         drop(s);
         return rc;
     }
+    /* one session per client writes its part: none knows the file's size */
+    s->f->no_size_fixup = 1;
     s->client = client;
     s->sid = sid;
     s->amode = amode;
