@@ -52,7 +52,12 @@ static void interleaved(const char *path, int salt, MPI_Offset disp)
     MPI_Get_count(&st, MPI_BYTE, &c);
     EXPECT(rc == MPI_SUCCESS && c == BLK * NBLK, "interleaved write_all: %s %d", t_class_name(rc), c);
     t_report("interleaved write rc=%s count=%d", t_class_name(rc), c);
-    /* read back a neighbour's share through the neighbour's view */
+    /* read back a neighbour's share through the neighbour's view, after
+     * sync-barrier-sync: what MPI asks for before other ranks' bytes must
+     * show where client caches are not coherent (nodes of a cluster) */
+    MPI_File_sync(fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(fh);
     int nb = (t_rank + 1) % t_size;
     rc = MPI_File_set_view(fh, disp + (MPI_Offset)nb * BLK, MPI_BYTE, ftr, "native", MPI_INFO_NULL);
     rc = MPI_File_read_all(fh, r, BLK * NBLK, MPI_BYTE, &st);

@@ -35,7 +35,11 @@ static void test_explicit(const char *path)
     rc = MPI_File_write_at(fh, off, wbuf, N, MPI_INT, &st);
     EXPECT(rc == MPI_SUCCESS && count_of(&st, MPI_INT) == N, "write_at");
     t_report("write_at rc=%s count=%d", t_class_name(rc), count_of(&st, MPI_INT));
+    /* sync-barrier-sync: other ranks' bytes (and the size they make) are
+     * visible then on any file system, caches coherent across nodes or not */
+    MPI_File_sync(fh);
     MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(fh);
     /* read the neighbour's block */
     int nb = (t_rank + 1) % t_size;
     rc = MPI_File_read_at(fh, (MPI_Offset)nb * N * sizeof(int), rbuf, N, MPI_INT, &st);
@@ -101,6 +105,10 @@ static void test_pointer_view(const char *path)
     EXPECT(rc == MPI_SUCCESS, "seek cur");
     rc = MPI_File_read_all(fh, rbuf, N, MPI_INT, &st);
     EXPECT(rc == MPI_SUCCESS && !memcmp(rbuf, wbuf, sizeof wbuf), "read_all back");
+    /* the end is where every rank's writes put it: sync-barrier-sync */
+    MPI_File_sync(fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(fh);
     rc = MPI_File_seek(fh, 0, MPI_SEEK_END);
     MPI_File_get_position(fh, &pos);
     t_report("seek_end rc=%s pos=%lld", t_class_name(rc), (long long)pos);
