@@ -80,6 +80,7 @@ int ferry_consist_open(ferry_file *f)
     if (r[0] != MPI_SUCCESS)
         return ferry_err((int)r[0], "refreshing the view of the file failed on another rank");
     ferry_coh_set_floor(&f->fd, r[1]);
+    f->settled_size = r[1];
     return MPI_SUCCESS;
 }
 
@@ -122,6 +123,9 @@ static int set_size_back(ferry_file *f, int64_t want)
         err = ferry_coh_refresh(&f->fd, 1);
         if (!err)
             err = ferry_coh_client_size(&f->fd, &have);
+        /* reads stop at the agreed size (driver/coherence.h): past it here */
+        if (!err)
+            ferry_coh_set_floor(&f->fd, have > want ? have : want);
         if (!err && (have < want || (have > want && only_zeros(f, want, have, &err))))
             err = f->fd.drv->truncate(&f->fd, want);
     }
@@ -144,8 +148,10 @@ static int agree_and_refresh(ferry_file *f, int code, const char *elsewhere)
         return ferry_err((int)r[0], elsewhere);
     int64_t want = max64(floor, r[1]);
     int err = 0;
-    if (f->fs.size_race && r[1] > floor)
+    if (f->fs.size_race && r[1] > f->settled_size)
         err = set_size_back(f, want);
+    if (!err)
+        f->settled_size = want;
     ferry_coh_set_floor(&f->fd, want);
     int64_t size;
     if (!err)
@@ -174,7 +180,7 @@ int ferry_consist_close(ferry_file *f)
             r[2] = {v[0], v[1]};
     if (f->size > 1)
         MPI_Allreduce(v, r, 2, MPI_INT64_T, MPI_MAX, f->comm);
-    if (r[0] == MPI_SUCCESS && f->fs.size_race && r[1] > floor && !(f->amode & MPI_MODE_RDONLY))
+    if (r[0] == MPI_SUCCESS && f->fs.size_race && r[1] > f->settled_size && !(f->amode & MPI_MODE_RDONLY))
         err = set_size_back(f, max64(floor, r[1]));
     if (err)
         return ferry_err_errno(err, "close");
@@ -193,6 +199,8 @@ int ferry_consist_after_resize(ferry_file *f, int64_t size, int truncate)
         return MPI_SUCCESS;
     int64_t floor = ferry_coh_floor(&f->fd);
     ferry_coh_set_floor(&f->fd, truncate ? size : max64(floor, size));
+    if (truncate || size > f->settled_size)
+        f->settled_size = size;
     /* other clients hold the old size, larger or smaller */
     int err = ferry_coh_refresh(&f->fd, 1);
     return ferry_agree(f, err ? ferry_err_errno(err, "refreshing this node's view of the file") : MPI_SUCCESS,

@@ -61,6 +61,9 @@ typedef struct ferry_file {
     /* a handle among several of one process on this file (a decoupled data
      * server's sessions): sizes racing clients left are not its to set */
     int no_size_fixup;
+    /* the size last agreed with the servers (consistency.c): writes that
+     * reach past it may have left a wrong one there */
+    int64_t settled_size;
     MPI_Errhandler errhandler;
     int f2c;                  /* index in the handle table */
     uint64_t opened;          /* this process's count of opens at this one: files close in this order at MPI_Finalize */

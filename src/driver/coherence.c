@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +33,10 @@ struct ferry_coherence {
     int64_t wend;
     int dirty;
     int atomic;
+    /* a call holds the growth lock over all its writes (set and read by
+     * the holding thread only) */
+    int call_held;
+    pthread_t holder;
 };
 
 int ferry_coh_attach(ferry_fd *fd, const char *path, const ferry_fs_info *fs)
@@ -194,6 +199,15 @@ void ferry_coh_before_read(ferry_fd *fd, int64_t off, int64_t len)
         ferry_coh_drop(fd, off, len);
 }
 
+int64_t ferry_coh_read_limit(const ferry_fd *fd)
+{
+    ferry_coherence *c = fd->coh;
+    if (!c || !c->size_race || __atomic_load_n(&c->atomic, __ATOMIC_RELAXED))
+        return INT64_MAX;
+    int64_t floor = __atomic_load_n(&c->floor, __ATOMIC_RELAXED), wend = __atomic_load_n(&c->wend, __ATOMIC_RELAXED);
+    return floor > wend ? floor : wend;
+}
+
 int ferry_coh_retry_short(ferry_fd *fd, int64_t at)
 {
     ferry_coherence *c = fd->coh;
@@ -223,6 +237,8 @@ int ferry_coh_grow_begin(ferry_fd *fd)
     ferry_coherence *c = fd->coh;
     if (!c || !c->size_race || !__atomic_load_n(&c->atomic, __ATOMIC_RELAXED))
         return 0;
+    if (c->call_held && pthread_equal(c->holder, pthread_self()))
+        return 0; /* the whole call holds it */
     /* Every write, not only those past the size this process sees: the
      * shard translator measures growth from its own idea of the size,
      * which can lag behind the kernel's and md-cache's (measured: sizes
@@ -258,6 +274,23 @@ int ferry_coh_grow_end(ferry_fd *fd, int held)
         ferry_coh_synced(fd);
     int u = grow_lock(fd->fd, F_UNLCK);
     return err ? err : u;
+}
+
+int ferry_coh_call_grow_begin(ferry_fd *fd)
+{
+    int held = ferry_coh_grow_begin(fd);
+    if (held > 0) {
+        fd->coh->holder = pthread_self();
+        fd->coh->call_held = 1;
+    }
+    return held;
+}
+
+int ferry_coh_call_grow_end(ferry_fd *fd, int held)
+{
+    if (held > 0)
+        fd->coh->call_held = 0;
+    return ferry_coh_grow_end(fd, held);
 }
 
 int ferry_coh_sync_before_close(const ferry_fd *fd)

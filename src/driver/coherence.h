@@ -63,6 +63,12 @@ void ferry_coh_set_atomic(ferry_fd *fd, int on);
 void ferry_coh_wrote(ferry_fd *fd, int64_t off, int64_t n);
 void ferry_coh_synced(ferry_fd *fd);
 void ferry_coh_before_read(ferry_fd *fd, int64_t off, int64_t len);
+/* Where racing clients make sizes too large (ferry_fs_info.size_race),
+ * outside atomic mode: the end of the file as the ranks agreed it and this
+ * descriptor wrote it, where reads stop and which the size is. Elsewhere
+ * INT64_MAX. Other ranks' growth since the last sync is not in it, and MPI
+ * does not ask that it be seen. */
+int64_t ferry_coh_read_limit(const ferry_fd *fd);
 /* A read came back short at byte `at`: 1 if the size was refreshed because
  * the file should reach further, and the read should go on. */
 int ferry_coh_retry_short(ferry_fd *fd, int64_t at);
@@ -72,6 +78,10 @@ int ferry_coh_retry_short(ferry_fd *fd, int64_t at);
  * returns 1 (held), 0 (not needed) or -errno; end returns 0 or -errno. */
 int ferry_coh_grow_begin(ferry_fd *fd);
 int ferry_coh_grow_end(ferry_fd *fd, int held);
+/* The same over every write of one call from this thread (one lock, one
+ * refresh and one sync instead of one per write). */
+int ferry_coh_call_grow_begin(ferry_fd *fd);
+int ferry_coh_call_grow_end(ferry_fd *fd, int held);
 /* 1 if close must sync first (close returns early and fd wrote). */
 int ferry_coh_sync_before_close(const ferry_fd *fd);
 

@@ -80,6 +80,11 @@ static int64_t posix_pread(ferry_fd *f, void *buf, int64_t len, int64_t off)
 {
     int64_t done = 0;
     int retried = 0;
+    int64_t limit = ferry_coh_read_limit(f);
+    if (off >= limit)
+        return 0;
+    if (len > limit - off)
+        len = limit - off;
     ferry_coh_before_read(f, off, len);
     while (done < len) {
         int64_t want = len - done > FERRY_MAX_IO ? FERRY_MAX_IO : len - done;
@@ -139,6 +144,13 @@ static int64_t posix_vec(ferry_fd *f, const struct iovec *iov_in, int n, int64_t
     int64_t total = 0;
     for (int i = 0; i < n; i++)
         total += (int64_t)iov_in[i].iov_len;
+    if (is_read) {
+        int64_t limit = ferry_coh_read_limit(f);
+        if (off >= limit)
+            return 0;
+        if (total > limit - off)
+            total = limit - off; /* the loop stops there */
+    }
     struct iovec local[64];
     int64_t done = 0;
     int retried = 0;
@@ -158,6 +170,10 @@ static int64_t posix_vec(ferry_fd *f, const struct iovec *iov_in, int n, int64_t
                     break;
                 l = (size_t)FERRY_MAX_IO;
             }
+            if (batch + (int64_t)l > total - done)
+                l = (size_t)(total - done - batch); /* a read stops at the limit */
+            if (l == 0)
+                break;
             local[k].iov_base = (char *)iov_in[i].iov_base + (i == idx ? skip : 0);
             local[k].iov_len = l;
             batch += (int64_t)l;
@@ -222,6 +238,13 @@ static int posix_size(ferry_fd *f, int64_t *size)
     if (fstat(f->fd, &st) < 0)
         return -errno;
     *size = st.st_size;
+    /* where racing clients make sizes too large, the size is the agreed
+     * one (coherence.h) */
+    int64_t limit = ferry_coh_read_limit(f);
+    if (limit != INT64_MAX) {
+        *size = limit;
+        return 0;
+    }
     /* a client's size can lag behind other nodes' writes the ranks agreed
      * on, and behind its own that are still on their way */
     int64_t floor = ferry_coh_floor(f), wend = ferry_coh_written_end(f);

@@ -12,6 +12,7 @@
  * FERRY_SIEVE_MAX_HOLE, where their windows stop.
  */
 #include "core/errors.h"
+#include "driver/coherence.h"
 #include "strategy/forward.h"
 #include "strategy/sieve.h"
 
@@ -155,6 +156,14 @@ int ferry_strategy_independent(ferry_file *f, const ferry_xfer *x, int collectiv
         if (rc < 0)
             return ferry_err_errno(-rc, f->filename);
     }
+    /* atomic writes where racing clients leave sizes wrong hold the growth
+     * lock once for the call, not once per write (driver/coherence.h) */
+    int grow = f->atomic && x->is_write ? ferry_coh_call_grow_begin(&f->fd) : 0;
+    if (grow < 0) {
+        if (lock)
+            f->fd.drv->unlock(&f->fd, lo, hi - lo);
+        return ferry_err_errno(-grow, "lock");
+    }
     int code;
     if (sieve)
         code = x->is_write ? ferry_sieve_write(f, x, lo, hi, f->atomic, done) : ferry_sieve_read(f, x, lo, hi, done);
@@ -162,6 +171,11 @@ int ferry_strategy_independent(ferry_file *f, const ferry_xfer *x, int collectiv
         code = ferry_strategy_direct(f, x, done);
     else
         code = ferry_strategy_gather(f, x, done);
+    int grc = ferry_coh_call_grow_end(&f->fd, grow);
+    if (grc < 0 && code == MPI_SUCCESS) {
+        code = ferry_err_errno(-grc, "sync");
+        *done = 0;
+    }
     if (lock) {
         /* where caches are not coherent the unlock syncs first (atomic
          * mode: the next reader may be on another node) */
