@@ -7,9 +7,17 @@
 #
 #   diffrun.sh --mpiexec CMD --np N --lib LIBFERRY --flavor openmpi|mpich \
 #              --out DIR [--extra "ARGS"] [--env "K=V ..."] -- PROG ARGS...
+#
+# Where the program's files are not visible here (the emulated cluster's
+# volume, mounted inside its nodes only): --remote DIR (where the runs of
+# --mpiexec write) and --remote-cmd "CMD", which `CMD prep DIR` empties
+# there and `CMD get DIR LOCALDIR` copies here (tests/cluster/remote.sh).
+# --native-mpiexec "CMD" [--native-extra "ARGS"] runs the natives with
+# another launcher, writing here (--native-out); --native-reuse keeps a
+# native's earlier run there when it is newer than the program.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-extra="" envs="" native_out=""
+extra="" envs="" native_out="" remote="" remote_cmd="" native_mpiexec="" native_extra="" native_reuse=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --mpiexec) mpiexec=$2; shift 2 ;;
@@ -19,6 +27,11 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --native-out) native_out=$2; shift 2 ;;
     --extra) extra=$2; shift 2 ;;
+    --remote) remote=$2; shift 2 ;;
+    --remote-cmd) remote_cmd=$2; shift 2 ;;
+    --native-mpiexec) native_mpiexec=$2; shift 2 ;;
+    --native-extra) native_extra=$2; shift 2 ;;
+    --native-reuse) native_reuse=1; shift ;;
     --env) envs=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "diffrun: unknown option $1" >&2; exit 2 ;;
@@ -37,11 +50,21 @@ else
 fi
 
 run_variant() { # variant -> writes $out/$v.{out,err}, files under $out/$v
-  local v=$1 dir args=() small=""
+  local v=$1 dir args=() small="" at launcher=$mpiexec more=$extra far=$remote
   dir=$(base_of "$v")/$v
+  if [ "$v" != ferry ] && [ -n "$native_mpiexec" ]; then
+    launcher=$native_mpiexec more=$native_extra far=""
+    if [ $native_reuse -eq 1 ] && [ "$dir.out" -nt "${prog[0]}" ] && [ -f "$dir.rc" ]; then
+      return "$(cat "$dir.rc")"
+    fi
+  fi
   rm -rf "$dir"; mkdir -p "$dir"
+  at=$dir
+  if [ -n "$far" ]; then
+    at=$far/$v
+    $remote_cmd prep "$at" || return 1
   # a 1 MiB tmpfs for real ENOSPC, when we may mount one
-  if mkdir -p "$dir.small" && mount -t tmpfs -o size=1m tmpfs "$dir.small" 2>/dev/null; then
+  elif mkdir -p "$dir.small" && mount -t tmpfs -o size=1m tmpfs "$dir.small" 2>/dev/null; then
     small=$dir.small
   fi
   case "$flavor:$v" in
@@ -51,9 +74,11 @@ run_variant() { # variant -> writes $out/$v.{out,err}, files under $out/$v
     mpich:ferry) args=(-genv LD_PRELOAD "$lib") ;;
   esac
   # shellcheck disable=SC2086
-  env FERRY_TEST_OUT="$dir" FERRY_TEST_SMALLFS="$small" $envs \
-    timeout $([ "$v" = ferry ] && echo 300 || echo 120) $mpiexec $extra -n "$np" "${args[@]}" "${prog[@]}" >"$dir.out" 2>"$dir.err"
+  env FERRY_TEST_OUT="$at" FERRY_TEST_SMALLFS="$small" $envs \
+    timeout $([ "$v" = ferry ] && echo 300 || echo 120) $launcher $more -n "$np" "${args[@]}" "${prog[@]}" >"$dir.out" 2>"$dir.err"
   local rc=$?
+  if [ -n "$far" ]; then $remote_cmd get "$at" "$dir" || rc=1; fi
+  echo $rc >"$dir.rc"
   if [ -n "$small" ]; then umount "$dir.small"; fi
   rmdir "$dir.small" 2>/dev/null
   return $rc

@@ -12,11 +12,13 @@
  * MPI_File_get_size must then give the size the writes make.
  *
  *   t_consist [-r rounds] [-p pieces per rank] [-m sync,atomic,reopen] [-k coll,ind]
+ *             [-s independent,sieve,twophase,local,forward,auto]
  *
- * Each mode and kind of call (collective, independent) has a file of its
- * own. Counts are printed per mode and kind; under ferry any stale byte,
- * short read or wrong size fails the test, natively they are information
- * (the natives do not keep these rules on every file system).
+ * -s names ferry strategies, given to each open as hints (MPI_Info; the
+ * natives ignore them). Each strategy, mode and kind of call (collective,
+ * independent) has a file of its own, and a line of counts; under ferry any
+ * stale byte, short read or wrong size fails the test, natively they are
+ * information (the natives do not keep these rules on every file system).
  */
 #include "tutil.h"
 
@@ -76,9 +78,35 @@ static void view_of(MPI_File fh, long long base, int who)
     MPI_Type_free(&ft);
 }
 
+/* The hints that make ferry use one strategy for collective and
+ * independent calls alike. */
+static MPI_Info strategy_info(const char *s)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    const char *coll = "auto", *ind = "auto";
+    if (!strcmp(s, "independent"))
+        coll = "independent", ind = "direct";
+    else if (!strcmp(s, "sieve"))
+        coll = "independent", ind = "sieve";
+    else if (!strcmp(s, "twophase") || !strcmp(s, "local"))
+        coll = s, ind = "direct";
+    else if (!strcmp(s, "forward"))
+        ind = "forward";
+    MPI_Info_set(info, "ferry_write_strategy", coll);
+    MPI_Info_set(info, "ferry_read_strategy", coll);
+    MPI_Info_set(info, "ferry_ind_write_strategy", ind);
+    MPI_Info_set(info, "ferry_ind_read_strategy", ind);
+    return info;
+}
+
+static const char *strategy = "auto";
+
 static int open_file(const char *path, int amode, int atomic, MPI_File *fh)
 {
-    int rc = MPI_File_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, fh);
+    MPI_Info info = strategy_info(strategy);
+    int rc = MPI_File_open(MPI_COMM_WORLD, path, amode, info, fh);
+    MPI_Info_free(&info);
     if (rc == MPI_SUCCESS && atomic)
         rc = MPI_File_set_atomicity(*fh, 1);
     return rc;
@@ -128,7 +156,7 @@ static void check(MPI_File fh, int coll, int r, long long base, int who, long lo
 static void run(const char *dir, const char *mode, int coll, int rounds, long long pieces, tally *t)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/consist-%s-%s.dat", dir, mode, coll ? "coll" : "ind");
+    snprintf(path, sizeof path, "%s/consist-%s-%s-%s.dat", dir, strategy, mode, coll ? "coll" : "ind");
     t_fresh(path);
     int atomic = !strcmp(mode, "atomic"), reopen = !strcmp(mode, "reopen");
     int amode = MPI_MODE_CREATE | MPI_MODE_RDWR;
@@ -197,7 +225,7 @@ int main(int argc, char **argv)
     t_init(&argc, &argv);
     int rounds = 6;
     long long pieces = 16;
-    char modes[64] = "sync,atomic,reopen", kinds[32] = "coll,ind";
+    char modes[64] = "sync,atomic,reopen", kinds[32] = "coll,ind", strategies[128] = "auto";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-r"))
             rounds = atoi(argv[i + 1]);
@@ -207,6 +235,8 @@ int main(int argc, char **argv)
             snprintf(modes, sizeof modes, "%s", argv[i + 1]);
         else if (!strcmp(argv[i], "-k"))
             snprintf(kinds, sizeof kinds, "%s", argv[i + 1]);
+        else if (!strcmp(argv[i], "-s"))
+            snprintf(strategies, sizeof strategies, "%s", argv[i + 1]);
     }
     find_nodes();
     char dir[512];
@@ -215,22 +245,27 @@ int main(int argc, char **argv)
     if (t_rank == 0)
         printf("t_consist: %d ranks on %d nodes, %d rounds of %lld bytes per rank, %s\n", t_size, nodes, rounds,
                pieces * PIECE, t_under_ferry() ? "ferry" : "native");
-    for (char *m = strtok(modes, ","); m; m = strtok(NULL, ",")) {
-        char kbuf[32];
-        snprintf(kbuf, sizeof kbuf, "%s", kinds);
-        for (int coll = 1; coll >= 0; coll--) {
-            if (!strstr(kbuf, coll ? "coll" : "ind"))
-                continue;
-            tally t = {0}, s;
-            run(dir, m, coll, rounds, pieces, &t);
-            MPI_Allreduce(&t, &s, 6, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-            if (t_rank == 0)
-                printf("t_consist: %-6s %-4s stale reads %lld of %lld, stale bytes %lld, short reads %lld, "
-                       "wrong sizes %lld, errors %lld\n",
-                       m, coll ? "coll" : "ind", s.stale_reads, s.reads, s.stale_bytes, s.short_reads,
-                       s.size_errors, s.errors);
-            EXPECT_STD(s.stale_bytes == 0 && s.size_errors == 0 && s.errors == 0, "%s %s: stale or wrong", m,
-                       coll ? "coll" : "ind");
+    char *ssave = NULL;
+    for (char *st = strtok_r(strategies, ",", &ssave); st; st = strtok_r(NULL, ",", &ssave)) {
+        strategy = st;
+        char mbuf[64], *msave = NULL;
+        snprintf(mbuf, sizeof mbuf, "%s", modes);
+        for (char *m = strtok_r(mbuf, ",", &msave); m; m = strtok_r(NULL, ",", &msave)) {
+            for (int coll = 1; coll >= 0; coll--) {
+                if (!strstr(kinds, coll ? "coll" : "ind"))
+                    continue;
+                tally t = {0}, s;
+                double t0 = MPI_Wtime();
+                run(dir, m, coll, rounds, pieces, &t);
+                MPI_Allreduce(&t, &s, 6, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+                if (t_rank == 0)
+                    printf("t_consist: %-11s %-6s %-4s stale reads %lld of %lld, stale bytes %lld, short reads %lld, "
+                           "wrong sizes %lld, errors %lld (%.1f s)\n",
+                           st, m, coll ? "coll" : "ind", s.stale_reads, s.reads, s.stale_bytes, s.short_reads,
+                           s.size_errors, s.errors, MPI_Wtime() - t0);
+                EXPECT_STD(s.stale_bytes == 0 && s.size_errors == 0 && s.errors == 0, "%s %s %s: stale or wrong", st,
+                           m, coll ? "coll" : "ind");
+            }
         }
     }
     return t_finish("t_consist");

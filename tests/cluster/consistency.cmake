@@ -1,0 +1,48 @@
+# ferry correct on real nodes (docs/filesystems.md, "Consistency across
+# nodes"; docs/reliability.md, "One-sided on TCP"): on the cluster's
+# default-configured sharded volume, with each node's own client,
+#  - cluster_consist: MPI's consistency rules (sync-barrier-sync, atomic
+#    mode, close-then-open), every strategy, collective and independent
+#    calls, readers on other nodes that cached the bytes first: no stale
+#    byte, no wrong size;
+#  - cluster_diff_*: the differential tests of each strategy across nodes
+#    (ferry across the nodes on the sharded volume, the natives on this
+#    host, where no cache is stale: same bytes, same counts);
+#  - cluster_nodefault: a node's client killed mid-write: one error class
+#    on every rank, the job ends in bounded time.
+# Open MPI runs with its default one-sided component, which makes no window
+# across these nodes. Rounds are few here (make test's time);
+# bench/consistency.sh runs the 100-round version.
+set(FWD_HINT "*consist-forward*:ferry_ind_write_strategy=forward:ferry_ind_read_strategy=forward")
+if(FERRY_MPI_FLAVOR STREQUAL "mpich")
+  set(CONSIST_FWD -genv FERRY_TEST_OUT @DIR@ -genv FERRY_HINTS ${FWD_HINT})
+  set(DIFF_EXTRA "-ppn 1") # hydra forwards the whole environment
+else()
+  set(CONSIST_FWD -x FERRY_TEST_OUT=@DIR@ -x FERRY_HINTS=${FWD_HINT})
+  set(DIFF_EXTRA "-x FERRY_TEST_OUT -x FERRY_HINTS")
+endif()
+
+cluster_test(cluster_consist TIMEOUT 900 PASS "t_consist: passed"
+  COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${CONSIST_FWD}
+  $<TARGET_FILE:t_consist> -r 2 -s independent,sieve,twophase,local,forward,auto)
+
+string(REPLACE ";" " " PRE_STRING "${CLUSTER_PRE}")
+
+# cluster_diff(NAME PROGRAM HINTS)
+function(cluster_diff name prog hints)
+  cluster_test(cluster_diff_${name} TIMEOUT 900
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/diffrun_cluster.sh ${FERRY_MPI_FLAVOR}
+    ${CLUSTER_RANKS} $<TARGET_FILE:ferry> ${PROJECT_BINARY_DIR}/testtmp/cluster_diff_${name}
+    ${PROJECT_BINARY_DIR}/testtmp/cluster-native/${prog} "${FERRY_MPIEXEC} ${FERRY_MPIEXEC_EXTRA}" "${DIFF_EXTRA}"
+    "FERRY_HINTS=${hints}" -- $<TARGET_FILE:${prog}>)
+endfunction()
+foreach(s independent twophase local auto)
+  cluster_diff(coll_${s} t_coll "*:ferry_write_strategy=${s}:ferry_read_strategy=${s}:cb_buffer_size=65536")
+endforeach()
+foreach(s sieve forward)
+  cluster_diff(rw_${s} t_rw "*:ferry_ind_write_strategy=${s}:ferry_ind_read_strategy=${s}")
+endforeach()
+
+cluster_test(cluster_nodefault TIMEOUT 300 PASS "t_nodefault: passed"
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/nodefault.sh ${FERRY_MPI_FLAVOR} 180 "${PRE_STRING}" --
+  $<TARGET_FILE:t_nodefault>)
