@@ -11,18 +11,20 @@
 #  - cluster_nodefault: a node's client killed mid-write: one error class
 #    on every rank, the job ends in bounded time.
 # Open MPI runs with its default one-sided component, which makes no window
-# across these nodes. Rounds are few here (make test's time);
-# bench/consistency.sh runs the 100-round version.
-set(FWD_HINT "*consist-forward*:ferry_ind_write_strategy=forward:ferry_ind_read_strategy=forward")
+# across these nodes. Rounds are few here (make test's time); the long run
+# is t_consist -r 100 by hand (docs/filesystems.md).
+# Open MPI only: MPICH over UCX's TCP transport hangs in MPI_Finalize in
+# about 4 of 10 launches across these nodes, after the program is done
+# (docs/cluster.md), which would fail these tests on MPICH's account; the
+# same programs under MPICH are run by hand (docs/filesystems.md).
 if(FERRY_MPI_FLAVOR STREQUAL "mpich")
-  set(CONSIST_FWD -genv FERRY_TEST_OUT @DIR@ -genv FERRY_HINTS ${FWD_HINT})
-  set(DIFF_EXTRA "-ppn 1") # hydra forwards the whole environment
-else()
-  set(CONSIST_FWD -x FERRY_TEST_OUT=@DIR@ -x FERRY_HINTS=${FWD_HINT})
-  set(DIFF_EXTRA "-x FERRY_TEST_OUT -x FERRY_HINTS")
+  return()
 endif()
+set(FWD_HINT "*consist-forward*:ferry_ind_write_strategy=forward:ferry_ind_read_strategy=forward")
+set(CONSIST_FWD -x FERRY_TEST_OUT=@DIR@ -x FERRY_HINTS=${FWD_HINT})
+set(DIFF_EXTRA "-x FERRY_TEST_OUT -x FERRY_HINTS")
 
-cluster_test(cluster_consist TIMEOUT 900 PASS "t_consist: passed"
+cluster_test(cluster_consist TIMEOUT 300 PASS "t_consist: passed"
   COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${CONSIST_FWD}
   $<TARGET_FILE:t_consist> -r 2 -s independent,sieve,twophase,local,forward,auto)
 
@@ -30,7 +32,7 @@ string(REPLACE ";" " " PRE_STRING "${CLUSTER_PRE}")
 
 # cluster_diff(NAME PROGRAM HINTS)
 function(cluster_diff name prog hints)
-  cluster_test(cluster_diff_${name} TIMEOUT 900
+  cluster_test(cluster_diff_${name} TIMEOUT 600
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/diffrun_cluster.sh ${FERRY_MPI_FLAVOR}
     ${CLUSTER_RANKS} $<TARGET_FILE:ferry> ${PROJECT_BINARY_DIR}/testtmp/cluster_diff_${name}
     ${PROJECT_BINARY_DIR}/testtmp/cluster-native/${prog} "${FERRY_MPIEXEC} ${FERRY_MPIEXEC_EXTRA}" "${DIFF_EXTRA}"
