@@ -141,6 +141,7 @@ void fb_check_count(fb_ctx *c, const MPI_Status *st, MPI_Datatype t, int64_t wan
 void *fb_alloc(fb_ctx *c, size_t n);
 
 /* the patterns */
-extern const fb_pattern fb_pat_ior, fb_pat_hacc, fb_pat_tile, fb_pat_btio, fb_pat_flash, fb_pat_decouple;
+extern const fb_pattern fb_pat_ior, fb_pat_hacc, fb_pat_tile, fb_pat_btio, fb_pat_flash, fb_pat_open,
+    fb_pat_decouple;
 
 #endif
