@@ -33,4 +33,7 @@ F(MPI_Win_allocate, WALLOC, (MPI_Aint s, int d, MPI_Info i, MPI_Comm cm, void*b,
 F(MPI_Win_free, WFREE, (MPI_Win*w), (w))
 F(MPI_Win_lock, WLOCK, (int t, int r, int a, MPI_Win w), (t,r,a,w))
 int MPI_Finalize(void){ static int (*p)(void); if(!p) p=dlsym(RTLD_NEXT,"MPI_Finalize"); int r; PMPI_Comm_rank(MPI_COMM_WORLD,&r);
- if (r==0 || r==1 || getenv("MPICOUNT_ALL")) { fprintf(stderr,"rank %d:",r); for(int i=0;i<N;i++) if(c[i]) fprintf(stderr," %s=%ld",nm[i],c[i]); fprintf(stderr,"\n"); } return p(); }
+ /* one write per rank, so two ranks' lines never interleave */
+ if (r==0 || r==1 || getenv("MPICOUNT_ALL")) { char line[1024]; int n=snprintf(line,sizeof line,"rank %d:",r);
+   for(int i=0;i<N;i++) if(c[i] && n < (int)sizeof line) n+=snprintf(line+n,sizeof line-n," %s=%ld",nm[i],c[i]);
+   if (n < (int)sizeof line - 1) { line[n++]='\n'; line[n]=0; } fputs(line,stderr); fflush(stderr); } return p(); }

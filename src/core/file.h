@@ -36,6 +36,8 @@ typedef struct ferry_split {
 typedef struct ferry_file {
     uint32_t magic;
     MPI_Comm comm;            /* private duplicate: ferry's traffic never meets the program's */
+    struct ferry_dups *dups;  /* ... cached per program communicator (dups.h) */
+    int dup_idx;              /* ... in this entry, or -1: the file's own, freed at close */
     int rank, size;
     char *filename;           /* as the program gave it */
     char *path;               /* driver prefix stripped */
@@ -50,7 +52,9 @@ typedef struct ferry_file {
     int shfp_slot;            /* ... at this displacement */
     struct shfp_pool *shfp_pool; /* the pooled window it shares, or NULL: a window of its own */
     int64_t shfp_self;        /* ... or here, when the file is opened by one rank */
+    int64_t shfp_base;        /* the slot holds the pointer minus this (its value at open) */
     int shfp_touched;         /* this rank used the shared pointer since the last reset */
+    int shfp_dirty;           /* this rank may have left the slot other than 0 */
     int atomic;
     MPI_Errhandler errhandler;
     int f2c;                  /* index in the handle table */
@@ -92,13 +96,16 @@ int ferry_view_set(ferry_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datat
 int64_t ferry_view_byte_offset(const ferry_file *f, int64_t off);
 
 /* Shared file pointer (shared_fp.c); values in etype units. */
-/* This rank's pooled shared-pointer slots for f's group (a bit mask), or
+/* This rank's pooled shared-pointer slots for comm's group (a bit mask), or
  * FERRY_SHFP_NO_POOL; the open agrees on it and passes the agreed value to
  * create (any negative other than NO_POOL: the ranks disagree). */
 #define FERRY_SHFP_NO_POOL (-1)
-int64_t ferry_shfp_pool_state(ferry_file *f);
+int64_t ferry_shfp_pool_state(MPI_Comm comm);
+/* Collective only where a window is made (the first open of a group, or
+ * ranks that disagree); the result is agreed then. */
 int ferry_shfp_create(ferry_file *f, int64_t initial, int64_t agreed);
-void ferry_shfp_free(ferry_file *f);
+/* Collective close; moved: some rank's shfp_dirty (agreed). */
+void ferry_shfp_free(ferry_file *f, int moved);
 int ferry_shfp_fetch_add(ferry_file *f, int64_t delta, int64_t *old);
 /* Collective: every rank leaves with the pointer at `value`. */
 int ferry_shfp_reset(ferry_file *f, int64_t value);

@@ -363,8 +363,9 @@ void ferry_hints_apply_file(ferry_hints *h, const char *path, ferry_hint_warning
     free(buf);
 }
 
-/* The hints files' text as rank 0 last read them at an open, kept for
- * set_view and set_info (collective, but no rank reads a file there). */
+/* The hints files' text as rank 0 read them at the first open, kept for
+ * the later opens, set_view and set_info (no rank reads a file there, and
+ * no collective is spent on it), as ROMIO keeps ROMIO_HINTS. */
 enum { TXT_ROMIO, TXT_FERRY, NTXT };
 static const char *const txt_var[NTXT] = {"ROMIO_HINTS", "FERRY_HINTS_FILE"};
 static char *txt[NTXT];
@@ -426,6 +427,14 @@ static void apply_kept(ferry_hints *h, int i, ferry_hint_source src, ferry_hint_
     if (copy)
         apply_file_text(h, txt_var[i], src, copy, strlen(copy), w);
     free(copy);
+}
+
+int ferry_hints_env_held(void)
+{
+    pthread_mutex_lock(&txt_lock);
+    int held = have_txt;
+    pthread_mutex_unlock(&txt_lock);
+    return held;
 }
 
 void ferry_hints_apply_system(ferry_hints *h, ferry_hint_warnings *w)

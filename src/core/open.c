@@ -2,13 +2,27 @@
  * Collective open and close. Every way an open can fail (bad amode on one
  * rank, amodes that differ, a file missing on one node, EXCL races) ends
  * with the same error class on every rank and nothing left half-open.
+ *
+ * What they cost in collectives, as few as the MPI library's own opens
+ * (bench/openclose.sh measures both):
+ *  - opening an existing file: one reduction (open_agree.c). Every rank
+ *    opens first, then the reduction carries the arguments' agreement, the
+ *    opens' outcome and rank 0's facts;
+ *  - MPI_MODE_CREATE: that reduction before anything exists, rank 0's
+ *    create and a broadcast of its outcome and facts, then a reduction of
+ *    the others' opens (as ROMIO creates);
+ *  - closing: one reduction of the outcome.
+ * The first open on a communicator also duplicates it (dups.c) and, while
+ * no rank holds them, reads the hint files (rank 0, broadcast).
  */
 #define _GNU_SOURCE
 #include "core/amode.h"
 #include "core/compat_env.h"
 #include "core/errors.h"
 #include "core/file.h"
+#include "core/dups.h"
 #include "core/nodes.h"
+#include "core/open_agree.h"
 #include "core/trace.h"
 #include "driver/faults.h"
 #include "core/strategies.h"
@@ -17,37 +31,6 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
-
-/* What the ranks must agree on at open, reduced in one MPI_Allreduce(MAX):
- * a value v agrees when max(v) == -max(-v). */
-enum { AG_ERR, AG_AMODE, AG_NAMODE, AG_DIGEST, AG_NDIGEST, AG_POOL, AG_NPOOL, AG_NAME, AG_NNAME, AG_N };
-
-/* FNV-1a of the file name, shortened so its negation is representable. */
-static int64_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; s && *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (int64_t)(h >> 2);
-}
-
-/* *pool: the agreed shared-pointer pool state (file.h), -2 when the ranks'
- * states differ. */
-static int agree_open(ferry_file *f, int local_err, uint64_t digest, int *amode_differs,
-                      int *hints_differ, int64_t *pool, int *names_differ)
-{
-    int64_t nh = name_hash(f->filename);
-    int64_t d = (int64_t)(digest >> 2); /* keep -d representable */
-    int64_t p = ferry_shfp_pool_state(f);
-    int64_t v[AG_N] = {local_err, f->amode, -(int64_t)f->amode, d, -d, p, -p, nh, -nh};
-    int64_t r[AG_N];
-    MPI_Allreduce(v, r, AG_N, MPI_INT64_T, MPI_MAX, f->comm);
-    *amode_differs = r[AG_AMODE] != -r[AG_NAMODE];
-    *hints_differ = r[AG_DIGEST] != -r[AG_NDIGEST];
-    *pool = r[AG_POOL] == -r[AG_NPOOL] ? r[AG_POOL] : -2;
-    *names_differ = r[AG_NAME] != -r[AG_NNAME];
-    return (int)r[AG_ERR];
-}
 
 /* Collective, only when the names differ: 1 if every rank opened the same
  * file (one inode), 0 if not or if some rank could not open its name. */
@@ -78,7 +61,7 @@ static void file_free(ferry_file *f)
         return;
     ferry_view_free(&f->view);
     if (f->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&f->comm);
+        ferry_dups_give(f->dups, f->dup_idx, &f->comm);
     free(f->filename);
     free(f);
 }
@@ -100,19 +83,73 @@ static int open_fd(ferry_file *f, int flags)
     return f->fd.drv->open(f->path, flags, &f->fd);
 }
 
-/* What the file system is and allows, once the file exists (its stripe
- * layout is the file's own). Rank 0 asks and the others take its answer, so
- * rules built on it agree across ranks by construction. */
-static void probe_fs(ferry_file *f)
+static void hints_fill(ferry_file *f, MPI_Info info, ferry_hint_warnings *w)
 {
-    if (f->rank == 0)
-        ferry_fs_probe(f->path, &f->fs);
-    if (f->size > 1)
-        MPI_Bcast(&f->fs, (int)sizeof f->fs, MPI_BYTE, 0, f->comm);
+    ferry_hints_defaults(&f->hints);
+    ferry_hints_apply_system(&f->hints, w);
+    ferry_hints_apply_info(&f->hints, info, w);
+    ferry_hints_apply_env(&f->hints, f->filename, w);
+}
+
+/* Rank 0's facts, once the file exists: what the file system is and
+ * allows (its stripe layout is the file's own) and, for MPI_MODE_APPEND,
+ * the size. The other ranks take them, so rules built on them agree across
+ * ranks by construction. Returns 0 or an errno of the size. */
+static int facts_of(ferry_file *f, ferry_open_facts *x)
+{
+    memset(x, 0, sizeof *x);
+    if (f->rank != 0)
+        return 0;
+    ferry_fs_probe(f->path, &x->fs);
+    if (f->fd.fd >= 0 && (f->amode & MPI_MODE_APPEND))
+        return f->fd.drv->size(&f->fd, &x->size);
+    return 0;
+}
+
+static void facts_apply(ferry_file *f, const ferry_open_facts *x)
+{
+    f->fs = x->fs;
     ferry_fs_apply_hints(&f->fs, f->hints.striping_unit, f->hints.striping_factor);
     if (f->hints.cache_coherent != FERRY_TRI_AUTO)
         ferry_fs_vouch_cache(&f->fs, f->hints.cache_coherent == FERRY_TRI_ENABLE);
     f->stats.fs = f->fs;
+}
+
+/* Rank 0 alone creates, so EXCL means "did not exist before this open" and
+ * the others never race the create; they open once it exists. Returns
+ * this rank's errno (0) and the largest error class of all. */
+static int open_create(ferry_file *f, int flags, ferry_open_facts *x, int *maxcls)
+{
+    struct {
+        int err;
+        ferry_open_facts x;
+    } r0;
+    memset(&r0, 0, sizeof r0);
+    int err = 0;
+    if (f->rank == 0) {
+        err = open_fd(f, flags);
+        if (err == 0) {
+            f->fd.drv->sync_dir(f->path);
+            err = facts_of(f, &r0.x);
+        }
+        r0.err = err;
+    }
+    if (f->size > 1)
+        MPI_Bcast(&r0, (int)sizeof r0, MPI_BYTE, 0, f->comm);
+    if (r0.err == 0 && f->rank != 0)
+        err = open_fd(f, flags & ~(FERRY_OPEN_CREATE | FERRY_OPEN_EXCL));
+    *x = r0.x;
+    int cls = err ? ferry_errno_class(err) : MPI_SUCCESS;
+    *maxcls = cls;
+    if (f->size > 1)
+        MPI_Allreduce(&cls, maxcls, 1, MPI_INT, MPI_MAX, f->comm);
+    return err;
+}
+
+static void close_fd(ferry_file *f)
+{
+    if (f->fd.fd >= 0)
+        f->fd.drv->close(&f->fd);
 }
 
 int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err, int quiet,
@@ -125,6 +162,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
         return ferry_err(MPI_ERR_NO_MEM, "out of memory opening a file");
     f->magic = FERRY_FILE_MAGIC;
     f->comm = MPI_COMM_NULL;
+    f->dup_idx = -1;
     f->fd.fd = -1;
     f->amode = amode;
     f->errhandler = ferry_errh_null_file();
@@ -133,13 +171,12 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     f->stats.quiet = quiet;
     ferry_view_init(&f->view);
     f->filename = strdup(filename ? filename : "");
-    int rc = MPI_Comm_dup(comm, &f->comm);
-    if (rc != MPI_SUCCESS || !f->filename) {
+    if (!f->filename) {
         file_free(f);
-        return rc != MPI_SUCCESS ? rc : ferry_err(MPI_ERR_NO_MEM, "out of memory opening a file");
+        return ferry_err(MPI_ERR_NO_MEM, "out of memory opening a file");
     }
-    MPI_Comm_rank(f->comm, &f->rank);
-    MPI_Comm_size(f->comm, &f->size);
+    MPI_Comm_rank(comm, &f->rank);
+    MPI_Comm_size(comm, &f->size);
     int wrank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     ferry_fault_set_rank(wrank);
@@ -148,87 +185,89 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     f->path = f->filename + (stripped - f->filename);
 
     ferry_hint_warnings w = {0};
-    ferry_hints_defaults(&f->hints);
-    ferry_hints_env_read(f->comm, &w);
-    ferry_hints_apply_system(&f->hints, &w);
-    ferry_hints_apply_info(&f->hints, info, &w);
-    ferry_hints_apply_env(&f->hints, f->filename, &w);
-
+    hints_fill(f, info, &w);
     const char *why = NULL;
     int local = local_err != MPI_SUCCESS ? ferry_err_class(local_err) : ferry_amode_check(amode, &why);
-    int amode_differs = 0, hints_differ = 0, names_differ = 0;
-    int64_t pool = 0;
-    int agreed = agree_open(f, local, ferry_hints_digest(&f->hints), &amode_differs, &hints_differ, &pool,
-                            &names_differ);
-    if (agreed != MPI_SUCCESS || amode_differs) {
-        int code = local_err != MPI_SUCCESS ? local_err
-                 : local != MPI_SUCCESS ? ferry_err(local, why)
-                 : amode_differs ? ferry_err(MPI_ERR_AMODE, "amode differs between the ranks of the open")
-                 : ferry_err(agreed, "the arguments of the open are invalid on another rank");
-        file_free(f);
-        return code;
+    int flags = ferry_amode_open_flags(amode);
+    int create = !!(flags & FERRY_OPEN_CREATE);
+
+    /* An existing file is opened before the agreement, so its outcome rides
+     * in it; a create waits for it (nothing may exist if the open fails). */
+    ferry_open_mine m;
+    memset(&m, 0, sizeof m);
+    int err = 0;
+    if (!create && local == MPI_SUCCESS) {
+        err = open_fd(f, flags);
+        if (err == 0)
+            err = facts_of(f, &m.facts);
     }
-    if (hints_differ)
+    f->dups = ferry_dups_of(comm);
+    m.err = local;
+    m.amode = amode;
+    m.digest = ferry_hints_digest(&f->hints);
+    m.pool = ferry_shfp_pool_state(comm);
+    m.name = f->filename;
+    m.dup = ferry_dups_pick(f->dups);
+    m.need_text = !ferry_hints_env_held();
+    m.opened = err ? ferry_errno_class(err) : MPI_SUCCESS;
+    ferry_open_agreed a;
+    int rc = ferry_open_agree(comm, f->rank, &m, &a);
+    if (rc == MPI_SUCCESS && (a.err != MPI_SUCCESS || a.amode_differs)) {
+        rc = local_err != MPI_SUCCESS ? local_err
+           : local != MPI_SUCCESS ? ferry_err(local, why)
+           : a.amode_differs ? ferry_err(MPI_ERR_AMODE, "amode differs between the ranks of the open")
+           : ferry_err(a.err, "the arguments of the open are invalid on another rank");
+    }
+    if (rc == MPI_SUCCESS) {
+        f->dup_idx = f->dups ? a.dup : -1;
+        rc = ferry_dups_take(f->dups, comm, f->dup_idx, &f->comm);
+    }
+    if (rc != MPI_SUCCESS) {
+        close_fd(f);
+        file_free(f);
+        return rc;
+    }
+    if (a.need_text) {
+        /* the first open: rank 0 reads the hint files for every rank */
+        memset(&w, 0, sizeof w);
+        ferry_hints_env_read(f->comm, &w);
+        hints_fill(f, info, &w);
         ferry_hints_agree(&f->hints, f->comm, &w);
+    } else if (a.hints_differ) {
+        ferry_hints_agree(&f->hints, f->comm, &w);
+    }
     warn_rank0(f, &w);
     ferry_env_compat_announce(stderr);
 
-    /* Create on rank 0 alone, so EXCL means "did not exist before this open"
-     * and the others never race the create. */
-    int flags = ferry_amode_open_flags(amode);
-    int err = 0;
-    if (flags & FERRY_OPEN_CREATE) {
-        if (f->rank == 0) {
-            err = open_fd(f, flags);
-            if (err == 0)
-                f->fd.drv->sync_dir(f->path);
-        }
-        if (f->size > 1)
-            MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
-        if (err == 0 && f->rank != 0)
-            err = open_fd(f, flags & ~(FERRY_OPEN_CREATE | FERRY_OPEN_EXCL));
-    } else {
-        err = open_fd(f, flags);
-    }
-
-    int64_t initial = 0;
-    if (err == 0 && (amode & MPI_MODE_APPEND)) {
-        int64_t sz = 0;
-        err = f->fd.drv->size(&f->fd, &sz);
-        initial = sz;
-    }
-    f->fp = initial;
-    int shrc = ferry_shfp_create(f, initial, pool);
-    int cls = err ? ferry_errno_class(err) : shrc;
-    int maxcls = cls;
-    if (f->size > 1)
-        MPI_Allreduce(&cls, &maxcls, 1, MPI_INT, MPI_MAX, f->comm);
+    ferry_open_facts facts = a.facts;
+    int maxcls = a.opened;
+    if (create)
+        err = open_create(f, flags, &facts, &maxcls);
     /* MPI: the names must reference one file, and a collective argument that
      * differs is MPI_ERR_NOT_SAME. Different spellings of one file are fine
      * (same inode everywhere); anything else fails on every rank. */
-    if (names_differ && !one_file(f, maxcls == MPI_SUCCESS)) {
-        if (f->fd.fd >= 0)
-            f->fd.drv->close(&f->fd);
-        ferry_shfp_free(f);
+    if (a.names_differ && !one_file(f, maxcls == MPI_SUCCESS)) {
+        close_fd(f);
         file_free(f);
         return ferry_err(MPI_ERR_NOT_SAME, "the ranks of a collective open name different files");
     }
+    if (maxcls == MPI_SUCCESS) {
+        f->fp = facts.size;
+        maxcls = ferry_shfp_create(f, facts.size, a.pool);
+    }
     if (maxcls != MPI_SUCCESS) {
-        if (f->fd.fd >= 0)
-            f->fd.drv->close(&f->fd);
-        ferry_shfp_free(f);
-        int code = err ? ferry_err_errno(err, "open")
-                 : ferry_err(maxcls, "open failed on another rank");
+        close_fd(f);
+        int code = err ? ferry_err_errno(err, "open") : ferry_err(maxcls, "open failed on another rank");
         file_free(f);
         return code;
     }
     if (ferry_handles_add(f) < 0) {
-        f->fd.drv->close(&f->fd);
-        ferry_shfp_free(f);
+        close_fd(f);
+        ferry_shfp_free(f, 0);
         file_free(f);
         return ferry_err(MPI_ERR_NO_MEM, "out of memory registering a file handle");
     }
-    probe_fs(f);
+    facts_apply(f, &facts);
     ferry_strategies.open(f);
     if (ferry_env_hints_display() && f->rank == 0 && !quiet) {
         ferry_hints_display(&f->hints, f->filename, stderr);
@@ -250,10 +289,12 @@ int ferry_file_close(ferry_file *f)
     ferry_strategies.release(f);
     int err = f->fd.drv->close(&f->fd);
     int cls = err ? ferry_errno_class(err) : ferry_err_class(fwd);
-    int maxcls = cls;
-    ferry_shfp_free(f);
+    /* one reduction: the outcome, and whether the shared pointer moved */
+    int v[2] = {cls, f->shfp_dirty}, r[2] = {cls, f->shfp_dirty};
     if (f->size > 1)
-        MPI_Allreduce(&cls, &maxcls, 1, MPI_INT, MPI_MAX, f->comm);
+        MPI_Allreduce(v, r, 2, MPI_INT, MPI_MAX, f->comm);
+    int maxcls = r[0];
+    ferry_shfp_free(f, r[1]);
     if (maxcls == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0)
         f->fd.drv->remove(f->path);
     ferry_stats_phase(&f->stats, FERRY_PHASE_CLOSE, t0);

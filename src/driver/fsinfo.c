@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,19 +283,58 @@ static void stripe_gluster(const char *mnt, ferry_fs_info *fs)
     }
 }
 
-int ferry_fs_probe(const char *path, ferry_fs_info *out)
+/* What a mount is (its type, guarantees and, for GlusterFS, its layout)
+ * does not change while it stays mounted, so each process asks the mount
+ * table once per mount, not at every open: the key is the device, the
+ * statfs magic and the mount id, which a remount changes. Stripe layouts
+ * that are a file's own (Lustre, CephFS) are still asked per file. */
+typedef struct {
+    uint64_t dev, mnt_id;
+    unsigned long magic;
+    ferry_fs_info info;
+} mount_facts;
+enum { MOUNTS_KEPT = 8 };
+static mount_facts mounts[MOUNTS_KEPT];
+static int nmounts, next_mount;
+static pthread_mutex_t mounts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int mount_key(const char *at, uint64_t *dev, uint64_t *mnt_id)
 {
-    memset(out, 0, sizeof *out);
-    char dir[PATH_MAX], real[PATH_MAX];
-    const char *at = path;
-    struct statfs sf;
-    int rc = statfs(path, &sf);
-    if (rc < 0 && ferry_path_dir(path, dir, sizeof dir) == 0) {
-        at = dir;
-        rc = statfs(dir, &sf);
-    }
-    unsigned long magic = rc == 0 ? (unsigned long)sf.f_type : 0;
-    char type[64] = "", mnt[PATH_MAX] = "";
+    struct statx sx;
+    if (statx(AT_FDCWD, at, 0, STATX_INO | STATX_MNT_ID, &sx) != 0)
+        return -1;
+    *dev = ((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor;
+    *mnt_id = (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id : 0;
+    return 0;
+}
+
+static int mount_find(uint64_t dev, uint64_t mnt_id, unsigned long magic, ferry_fs_info *out)
+{
+    int hit = 0;
+    pthread_mutex_lock(&mounts_lock);
+    for (int i = 0; i < nmounts && !hit; i++)
+        if (mounts[i].dev == dev && mounts[i].mnt_id == mnt_id && mounts[i].magic == magic) {
+            *out = mounts[i].info;
+            hit = 1;
+        }
+    pthread_mutex_unlock(&mounts_lock);
+    return hit;
+}
+
+static void mount_keep(uint64_t dev, uint64_t mnt_id, unsigned long magic, const ferry_fs_info *info)
+{
+    pthread_mutex_lock(&mounts_lock);
+    mounts[next_mount] = (mount_facts){dev, mnt_id, magic, *info};
+    next_mount = (next_mount + 1) % MOUNTS_KEPT;
+    if (nmounts < MOUNTS_KEPT)
+        nmounts++;
+    pthread_mutex_unlock(&mounts_lock);
+}
+
+/* The mount's facts from the mount table and the kernel's magic. */
+static void mount_probe(const char *at, unsigned long magic, ferry_fs_info *out)
+{
+    char real[PATH_MAX], type[64] = "", mnt[PATH_MAX] = "";
     char *text = realpath(at, real) ? slurp("/proc/self/mountinfo") : NULL;
     if (text)
         ferry_mountinfo_match(text, real, type, sizeof type, mnt, sizeof mnt);
@@ -303,13 +343,33 @@ int ferry_fs_probe(const char *path, ferry_fs_info *out)
     if (type[0] && magic == MAGIC_FUSE && strncmp(type, "fuse", 4))
         type[0] = 0;
     ferry_fs_classify(type[0] ? type : NULL, magic, out);
+    if (out->type == FERRY_FS_GLUSTER && mnt[0])
+        stripe_gluster(mnt, out);
+}
+
+int ferry_fs_probe(const char *path, ferry_fs_info *out)
+{
+    memset(out, 0, sizeof *out);
+    char dir[PATH_MAX];
+    const char *at = path;
+    struct statfs sf;
+    int rc = statfs(path, &sf);
+    if (rc < 0 && ferry_path_dir(path, dir, sizeof dir) == 0) {
+        at = dir;
+        rc = statfs(dir, &sf);
+    }
+    int err = rc < 0 ? errno : 0;
+    unsigned long magic = rc == 0 ? (unsigned long)sf.f_type : 0;
+    uint64_t dev = 0, mnt_id = 0;
+    int keyed = rc == 0 && mount_key(at, &dev, &mnt_id) == 0;
+    if (!keyed || !mount_find(dev, mnt_id, magic, out)) {
+        mount_probe(at, magic, out);
+        if (keyed)
+            mount_keep(dev, mnt_id, magic, out);
+    }
     switch (out->type) {
     case FERRY_FS_LUSTRE: stripe_lustre(at, out); break;
     case FERRY_FS_CEPH: stripe_ceph(at, out); break;
-    case FERRY_FS_GLUSTER:
-        if (mnt[0])
-            stripe_gluster(mnt, out);
-        break;
     case FERRY_FS_GPFS:
         if (rc == 0 && sf.f_bsize > 0) {
             out->stripe_unit = (int64_t)sf.f_bsize; /* GPFS stripes whole blocks over its disks */
@@ -330,7 +390,7 @@ int ferry_fs_probe(const char *path, ferry_fs_info *out)
         out->stripe_src = FERRY_STRIPE_DEFAULT;
         snprintf(out->stripe_how, sizeof out->stripe_how, "parallel class default");
     }
-    return rc < 0 ? -errno : 0;
+    return err ? -err : 0;
 }
 
 void ferry_fs_apply_hints(ferry_fs_info *fs, int64_t striping_unit, int striping_factor)
