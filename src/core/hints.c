@@ -14,6 +14,7 @@
 
 #include "core/hints_internal.h"
 #include "core/version.h"
+#include "util/size.h"
 
 #define NWARN ((int)(sizeof(((ferry_hint_warnings *)0)->msg) / sizeof(((ferry_hint_warnings *)0)->msg[0])))
 
@@ -208,7 +209,7 @@ void ferry_hints_display(const ferry_hints *h, const char *filename, FILE *out)
         if (d->kind == HK_SIZE) {
             char hs[32];
             int64_t x = strtoll(v, NULL, 10);
-            ferry_hint_human_size(x, hs, sizeof hs);
+            ferry_size_human((double)x, hs, sizeof hs);
             if (x >= 1024)
                 snprintf(shown, sizeof shown, "%s (%s)", v, hs);
             else

@@ -59,7 +59,5 @@ void ferry_hint_reset(ferry_hints *h, const hint_def *d);
 int ferry_hint_apply_one(ferry_hints *h, const char *key, const char *value, ferry_hint_source src,
                          const char *ctx, ferry_hint_warnings *w);
 
-/* Human size ("16 MiB", "512 KiB", "100 B"). */
-void ferry_hint_human_size(int64_t v, char *buf, size_t len);
 
 #endif

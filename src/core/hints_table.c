@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/hints_internal.h"
+#include "util/size.h"
 
 #define KiB ((int64_t)1 << 10)
 #define MiB ((int64_t)1 << 20)
@@ -147,9 +148,12 @@ static const char *enum_str(const enum_name *names, int v)
     return "?";
 }
 
-/* Non-negative decimal integer with an optional power-of-2 suffix. */
-static int parse_number(const char *s, int allow_suffix, int64_t *out, char *why, size_t whylen)
+/* A non-negative decimal integer; a size goes through the one size parser
+ * (util/size.h) that the tools use too. */
+static int parse_number(const char *s, int is_size, int64_t *out, char *why, size_t whylen)
 {
+    if (is_size)
+        return ferry_size_parse(s, out, why, whylen);
     if (!*s) {
         snprintf(why, whylen, "empty value");
         return -1;
@@ -173,28 +177,11 @@ static int parse_number(const char *s, int allow_suffix, int64_t *out, char *why
         snprintf(why, whylen, "not a number");
         return -1;
     }
-    int64_t mult = 1;
     if (*end) {
-        if (!allow_suffix) {
-            snprintf(why, whylen, "not an integer");
-            return -1;
-        }
-        if (ieq(end, "k") || ieq(end, "kib"))
-            mult = KiB;
-        else if (ieq(end, "m") || ieq(end, "mib"))
-            mult = MiB;
-        else if (ieq(end, "g") || ieq(end, "gib"))
-            mult = GiB;
-        else {
-            snprintf(why, whylen, "unknown size suffix (use k, m, g, KiB, MiB, GiB)");
-            return -1;
-        }
-    }
-    if ((int64_t)v > INT64_MAX / mult) {
-        snprintf(why, whylen, "too large");
+        snprintf(why, whylen, "not an integer");
         return -1;
     }
-    *out = (int64_t)v * mult;
+    *out = (int64_t)v;
     return 0;
 }
 
@@ -435,23 +422,6 @@ void ferry_hint_reset(ferry_hints *h, const hint_def *d)
         set_int(h, d->offset, (int)d->def);
         break;
     }
-}
-
-void ferry_hint_human_size(int64_t v, char *buf, size_t len)
-{
-    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double x = (double)v;
-    int u = 0;
-    while ((x >= 1024.0 || x <= -1024.0) && u < 6) {
-        x /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, len, "%" PRId64 " B", v);
-    else if (x == (double)(int64_t)x)
-        snprintf(buf, len, "%" PRId64 " %s", (int64_t)x, unit[u]);
-    else
-        snprintf(buf, len, "%.1f %s", x, unit[u]);
 }
 
 const char *ferry_coll_strategy_name(ferry_coll_strategy s) { return enum_str(coll_names, (int)s); }

@@ -75,6 +75,10 @@ static void test_keys(void)
     CHECK(set1("cb_buffer_size", "2g").cb_buffer_size == 2 * GiB);
     CHECK(set1("cb_buffer_size", "2G").cb_buffer_size == 2 * GiB);
     CHECK(set1("cb_buffer_size", "2GiB").cb_buffer_size == 2 * GiB);
+    /* the one size parser (util/size.c): MB is MiB, decimals to the byte */
+    CHECK(set1("cb_buffer_size", "8MB").cb_buffer_size == 8 * MiB);
+    CHECK(set1("cb_buffer_size", "1.5m").cb_buffer_size == 3 * MiB / 2);
+    CHECK(set1("ferry_ds_threshold", "0.5k").ds_threshold == 512);
     CHECK(set1("cb_buffer_size", " 4m ").cb_buffer_size == 4 * MiB);
     CHECK(set1("cb_buffer_size", "1024g").cb_buffer_size == 1024 * GiB); /* 1 TiB: the cap */
     CHECK(set1("cb_nodes", "4").cb_nodes == 4);
@@ -181,7 +185,7 @@ static void test_invalid(void)
         bad(k, "-4m");
         bad(k, "0");                      /* zero: meaningless */
         bad(k, "0k");
-        bad(k, "2TiB");                   /* unknown suffix */
+        bad(k, "2TiB");                   /* > 1 TiB */
         bad(k, "1025g");                  /* > 1 TiB */
         bad(k, "1099511627777");          /* 1 TiB + 1 */
         bad(k, "100000000000000000000");  /* 10^20: strtoll overflow */
@@ -189,7 +193,8 @@ static void test_invalid(void)
         bad(k, "9223372036854775807k");   /* overflow in the multiplication */
         bad(k, "17179869184g");           /* 2^34 GiB: overflow in the multiplication */
         bad(k, "16q");                    /* unknown suffix */
-        bad(k, "1.5m");
+        bad(k, "0.3k");                   /* a fraction of a byte */
+        bad(k, "1.5");
         bad(k, "0x10");
         bad(k, "+5");
         bad(k, "");

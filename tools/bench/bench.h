@@ -90,10 +90,8 @@ struct fb_ctx {
 };
 
 /* opts.c */
-int fb_parse_size(const char *s, int64_t *out);
 int fb_parse_args(fb_ctx *c, const fb_opt *pat_opts, int argc, char **argv);
 void fb_usage(FILE *f, const fb_pattern *const *pats, int npats);
-void fb_format_size(char *buf, size_t n, double bytes);
 
 /* timing.c: fb_phase_begin synchronises (barrier) then starts the clock;
  * fb_phase_end adds this rank's elapsed time; fb_times_reduce takes the

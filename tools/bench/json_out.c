@@ -5,6 +5,8 @@
  */
 #include "bench.h"
 
+#include "util/size.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +98,7 @@ void fb_config_text(fb_str *b, const fb_opt *opts)
             break;
         case FB_INT: fb_str_add(b, " %s=%d", o->key, *(int *)o->ptr); break;
         case FB_SIZE:
-            fb_format_size(sz, sizeof sz, (double)*(int64_t *)o->ptr);
+            ferry_size_human((double)*(int64_t *)o->ptr, sz, sizeof sz);
             fb_str_add(b, " %s=%s", o->key, sz);
             break;
         case FB_STR:
@@ -185,7 +187,7 @@ static void report_json(fb_ctx *c, int rep)
 static void text_line(fb_ctx *c, int rep, const char *name, const double *t, int64_t bytes)
 {
     char sz[32];
-    fb_format_size(sz, sizeof sz, (double)bytes);
+    ferry_size_human((double)bytes, sz, sizeof sz);
     double all = t[0] + t[1] + t[2];
     printf("  %3d  %-5s  %10s  %9.5f  %9.5f  %9.5f  %10.2f  %10.2f\n", rep, name, sz, t[0], t[1], t[2],
            all > 0 ? (double)bytes / all / 1048576.0 : 0.0, t[1] > 0 ? (double)bytes / t[1] / 1048576.0 : 0.0);
@@ -209,7 +211,7 @@ static void report_text(fb_ctx *c, int rep)
     if (c->did_read)
         text_line(c, rep, "read", c->t_max + FB_OPEN_R, c->bytes_r);
     char sz[32];
-    fb_format_size(sz, sizeof sz, (double)c->v.checked);
+    ferry_size_human((double)c->v.checked, sz, sizeof sz);
     fb_str f = {0};
     if (c->ferry) {
         ferry_choice(&f, c->rec_w, "coll_write");
@@ -218,7 +220,7 @@ static void report_text(fb_ctx *c, int rep)
         ferry_choice(&f, c->rec_r, "ind_read");
     }
     char fsz[32];
-    fb_format_size(fsz, sizeof fsz, (double)c->vf.checked);
+    ferry_size_human((double)c->vf.checked, fsz, sizeof fsz);
     if (c->did_read)
         printf("  %3d  verify %s read back: %s%s%s%s%s%s\n", rep, sz, c->v.bad ? "FAILED" : "OK",
                c->vf.checked || c->vf.bad ? ", file checked with pread: " : "",

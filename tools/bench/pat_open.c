@@ -30,12 +30,12 @@ static void reset(void)
 
 static int check(fb_ctx *c)
 {
-    if (o.pairs < 1) {
-        if (c->rank == 0)
-            fprintf(stderr, "ferry-bench open: -n must be at least 1\n");
-        return -1;
-    }
-    return 0;
+    const char *err = o.pairs < 1 ? "-n must be at least 1"
+                    : c->corrupt ? "--corrupt-after-write: open writes and reads no data"
+                    : NULL;
+    if (err && c->rank == 0)
+        fprintf(stderr, "ferry-bench open: %s\n", err);
+    return err ? -1 : 0;
 }
 
 static void run(fb_ctx *c, int rep)
