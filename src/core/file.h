@@ -83,6 +83,10 @@ MPI_File ferry_handles_f2c(MPI_Fint i);
 int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err, int quiet,
                     ferry_file **out);
 int ferry_file_close(ferry_file *f);
+/* A check a layer above puts in front of every open (decoupled I/O: the
+ * program must have set its data processes aside before it opens files):
+ * MPI_SUCCESS, or an error code that fails the open on every rank. */
+void ferry_open_check_set(int (*check)(void));
 int ferry_file_delete(const char *filename, MPI_Info info);
 
 /* Views (view.c). */

@@ -83,6 +83,10 @@ static int open_fd(ferry_file *f, int flags)
     return f->fd.drv->open(f->path, flags, &f->fd);
 }
 
+static int (*open_check)(void);
+
+void ferry_open_check_set(int (*check)(void)) { open_check = check; }
+
 static void hints_fill(ferry_file *f, MPI_Info info, ferry_hint_warnings *w)
 {
     ferry_hints_defaults(&f->hints);
@@ -184,6 +188,8 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     f->fd.drv = ferry_driver_for(f->filename, &stripped);
     f->path = f->filename + (stripped - f->filename);
 
+    if (local_err == MPI_SUCCESS && open_check)
+        local_err = open_check();
     ferry_hint_warnings w = {0};
     hints_fill(f, info, &w);
     const char *why = NULL;
