@@ -1,5 +1,6 @@
 /* Option parsing for ferry-topo. */
 #include "cli.h"
+#include "util/size.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,29 +20,12 @@ void opts_defaults(topo_opts *o) {
   o->fair_share = 1;
 }
 
+/* The one size parser of every tool and hint (util/size.h): 1MB is 1MiB. */
 int parse_size(const char *s, double *out) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || !isfinite(v) || v < 0) return -1;
-  double mul = 1;
-  if (*end) {
-    static const struct {
-      const char *suf;
-      double mul;
-    } tab[] = {{"B", 1},       {"K", 1024.0},     {"KiB", 1024.0},  {"KB", 1e3},
-               {"M", 1048576.0}, {"MiB", 1048576.0}, {"MB", 1e6},      {"G", 1073741824.0},
-               {"GiB", 1073741824.0}, {"GB", 1e9}, {"T", 1099511627776.0}, {"TiB", 1099511627776.0}};
-    int found = 0;
-    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-      if (strcasecmp(end, tab[i].suf) == 0) {
-        mul = tab[i].mul;
-        found = 1;
-        break;
-      }
-    if (!found) return -1;
-  }
-  *out = v * mul;
-  return isfinite(*out) ? 0 : -1;
+  int64_t v;
+  if (ferry_size_parse(s, &v, NULL, 0)) return -1;
+  *out = (double)v;
+  return 0;
 }
 
 /* Sizes past 1 TiB per rank or buffer would overflow the byte offsets the
@@ -50,7 +34,14 @@ int parse_size(const char *s, double *out) {
 #define SIZE_MAX_BYTES 1099511627776.0
 
 static int want_size(const char *v, double *out, char *err, size_t errlen, const char *key) {
-  if (parse_size(v, out) || *out <= 0) return -1;
+  int64_t b;
+  char why[160];
+  if (ferry_size_parse(v, &b, why, sizeof why)) {
+    snprintf(err, errlen, "bad value for %s: '%s': %s", key, v, why);
+    return -2;
+  }
+  *out = (double)b;
+  if (*out <= 0) return -1;
   if (*out > SIZE_MAX_BYTES) {
     snprintf(err, errlen, "%s %s: at most 1TiB", key, v);
     return -2;
