@@ -93,16 +93,16 @@ int ferry_hint_apply_one(ferry_hints *h, const char *key, const char *value, fer
         return 0;
     char v[FERRY_HINT_STR], why[96];
     if (!value) {
-        ferry_hint_warn(w, "ferry: %s: hint %s has no value, ignored", ctx, d->name);
+        ferry_hint_warn(w, "%s: hint %s has no value, ignored", ctx, d->name);
         return -1;
     }
     if (trimmed(value, v)) {
-        ferry_hint_warn(w, "ferry: %s: hint %s=\"%.32s...\" ignored: value longer than %d characters",
+        ferry_hint_warn(w, "%s: hint %s=\"%.32s...\" ignored: value longer than %d characters",
                         ctx, d->name, value, FERRY_HINT_STR - 1);
         return -1;
     }
     if (ferry_hint_parse(h, d, v, why, sizeof why)) {
-        ferry_hint_warn(w, "ferry: %s: hint %s=\"%.64s\" ignored: %s", ctx, d->name, v, why);
+        ferry_hint_warn(w, "%s: hint %s=\"%.64s\" ignored: %s", ctx, d->name, v, why);
         return -1;
     }
     if (d->field >= 0 && d->field < FERRY_HINT_NFIELDS)
@@ -135,7 +135,7 @@ void ferry_hints_apply_info(ferry_hints *h, MPI_Info info, ferry_hint_warnings *
         if (MPI_Info_get_valuelen(info, d->name, &vlen, &flag) != MPI_SUCCESS || !flag)
             continue;
         if (vlen < 0 || vlen >= FERRY_HINT_STR) {
-            ferry_hint_warn(w, "ferry: MPI_Info: hint %s ignored: value longer than %d characters",
+            ferry_hint_warn(w, "MPI_Info: hint %s ignored: value longer than %d characters",
                             d->name, FERRY_HINT_STR - 1);
             continue;
         }
@@ -395,7 +395,7 @@ int ferry_hints_agree(ferry_hints *h, MPI_Comm comm, ferry_hint_warnings *w)
     for (int i = 0; i < n; i++) {
         if (r[2 * i] == ~r[2 * i + 1])
             continue; /* max == min */
-        ferry_hint_warn(w, "ferry: hint %s differs between ranks; all ranks use the default",
+        ferry_hint_warn(w, "hint %s differs between ranks; all ranks use the default",
                         defs[i]->name);
         ferry_hint_reset(h, defs[i]);
         h->source[defs[i]->field] = FERRY_HINT_SRC_DEFAULT;

@@ -60,4 +60,7 @@ int ferry_hint_apply_one(ferry_hints *h, const char *key, const char *value, fer
                          const char *ctx, ferry_hint_warnings *w);
 
 
+/* The known key a misspelt one most likely meant, or NULL. */
+const char *ferry_hint_closest(const char *key);
+
 #endif

@@ -16,6 +16,7 @@
 
 #include "core/hints_internal.h"
 #include "util/size.h"
+#include "util/suggest.h"
 
 #define KiB ((int64_t)1 << 10)
 #define MiB ((int64_t)1 << 20)
@@ -426,3 +427,12 @@ void ferry_hint_reset(ferry_hints *h, const hint_def *d)
 
 const char *ferry_coll_strategy_name(ferry_coll_strategy s) { return enum_str(coll_names, (int)s); }
 const char *ferry_ind_strategy_name(ferry_ind_strategy s) { return enum_str(ind_names, (int)s); }
+
+const char *ferry_hint_closest(const char *key)
+{
+    const char *names[128];
+    size_t n = 0;
+    for (int i = 0; i < ferry_hint_count && n < sizeof names / sizeof *names; i++)
+        names[n++] = ferry_hint_table[i].name;
+    return ferry_suggest(key, names, n);
+}

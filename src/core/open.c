@@ -21,6 +21,7 @@
 #include "core/errors.h"
 #include "core/file.h"
 #include "core/dups.h"
+#include "core/env_names.h"
 #include "core/nodes.h"
 #include "core/open_agree.h"
 #include "core/trace.h"
@@ -188,6 +189,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     f->fd.drv = ferry_driver_for(f->filename, &stripped);
     f->path = f->filename + (stripped - f->filename);
 
+    ferry_env_check_once();
     if (local_err == MPI_SUCCESS && open_check)
         local_err = open_check();
     ferry_hint_warnings w = {0};

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "driver/fsinfo.h"
 #include "driver/path.h"
+#include "util/plural.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -273,7 +274,8 @@ static void stripe_gluster(const char *mnt, ferry_fs_info *fs)
         fs->stripe_count = bricks;
         fs->stripe_unit = (int64_t)64 << 20; /* features.shard-block-size default */
         fs->stripe_src = FERRY_STRIPE_DEFAULT;
-        snprintf(fs->stripe_how, sizeof fs->stripe_how, "shard default; %d bricks from pathinfo", bricks);
+        snprintf(fs->stripe_how, sizeof fs->stripe_how, "shard default; %d brick%s from pathinfo", bricks,
+                 ferry_s(bricks));
     } else if (bricks) {
         /* distribute: a whole file lives on one brick, a network file system per file */
         fs->fs_class = FERRY_FS_CLASS_NETWORK;
@@ -462,8 +464,15 @@ void ferry_fs_describe(const ferry_fs_info *fs, char *out, size_t cap)
     if (fs->stripe_unit > 0 || fs->stripe_count > 0)
         snprintf(stripe, sizeof stripe, "stripe %lld KiB x %d (%s: %s)", (long long)(fs->stripe_unit >> 10),
                  fs->stripe_count, ferry_stripe_source_name(fs->stripe_src), fs->stripe_how);
-    snprintf(out, cap, "%s (%s, %s; %s; locks %s, caches %s%s, read-modify-write %s)", fs->name,
-             ferry_fs_type_name(fs->type), ferry_fs_class_name(fs->fs_class), stripe,
+    /* the type only where the name and the class do not say it already:
+     * "ext4 (local; ...)", "tmpfs (local; ...)", "fuse.glusterfs (glusterfs, parallel; ...)" */
+    const char *type = ferry_fs_type_name(fs->type), *cls = ferry_fs_class_name(fs->fs_class);
+    char kind[64];
+    if (strcmp(type, fs->name) && strcmp(type, cls))
+        snprintf(kind, sizeof kind, "%s, %s", type, cls);
+    else
+        snprintf(kind, sizeof kind, "%s", cls);
+    snprintf(out, cap, "%s (%s; %s; locks %s, caches %s%s, read-modify-write %s)", fs->name, kind, stripe,
              fs->coherent_locks ? "coherent" : "NOT coherent", fs->coherent_cache ? "coherent" : "NOT coherent",
              fs->cache_from_hint ? " (ferry_cache_coherent hint)" : "", fs->rmw_safe ? "safe" : "UNSAFE");
 }

@@ -86,7 +86,8 @@ void ferry_fs_classify(const char *fstype, unsigned long magic, ferry_fs_info *o
 const char *ferry_fs_type_name(ferry_fs_type t);
 const char *ferry_fs_class_name(ferry_fs_class c);
 const char *ferry_stripe_source_name(ferry_stripe_source s);
-/* One line: "fuse.glusterfs (parallel; stripe 4 MiB x 4 from hint; locks coherent, cache not, rmw unsafe)". */
+/* One line: "fuse.glusterfs (glusterfs, parallel; stripe 65536 KiB x 4 (default: ...); locks coherent,
+ * caches NOT coherent, read-modify-write UNSAFE)", "ext4 (local; not striped; ...)". */
 void ferry_fs_describe(const ferry_fs_info *fs, char *out, size_t cap);
 
 #endif

@@ -37,6 +37,8 @@ const char *ferry_suggest(const char *word, const char *const *names, size_t n)
     int limit = (int)strlen(word) / 3;
     if (limit < 1)
         limit = 1;
+    if (limit > 2)
+        limit = 2;
     const char *best = NULL;
     int bestd = limit + 1;
     for (size_t i = 0; i < n; i++) {

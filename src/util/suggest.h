@@ -12,7 +12,8 @@
 int ferry_edit_distance(const char *a, const char *b);
 
 /* The name in names[0..n) closest to word, if it is close enough to be a
- * slip (at most one edit per three characters, at least one), else NULL.
+ * slip (at most two edits and one per three characters, at least one),
+ * else NULL.
  * An exact match is not a suggestion (NULL). */
 const char *ferry_suggest(const char *word, const char *const *names, size_t n);
 

@@ -130,6 +130,20 @@ int main(void)
     char d[256];
     ferry_fs_describe(&fs, d, sizeof d);
     printf("/tmp: %s\n", d);
+    /* the description names the type only where the name and the class do
+     * not say it ("ext4 (local, local; ..." before) */
+    ferry_fs_info k = classify("ext4", 0);
+    ferry_fs_describe(&k, d, sizeof d);
+    CHECK_MSG(!strncmp(d, "ext4 (local; not striped;", 25), "%s", d);
+    k = classify("tmpfs", 0);
+    ferry_fs_describe(&k, d, sizeof d);
+    CHECK_MSG(!strncmp(d, "tmpfs (local; ", 14), "%s", d);
+    k = classify("fuse.glusterfs", 0);
+    ferry_fs_describe(&k, d, sizeof d);
+    CHECK_MSG(!strncmp(d, "fuse.glusterfs (glusterfs, parallel; ", 37), "%s", d);
+    k = classify("nfs4", 0);
+    ferry_fs_describe(&k, d, sizeof d);
+    CHECK_MSG(!strncmp(d, "nfs4 (nfs, network; ", 20), "%s", d);
     /* the mount's facts are kept per mount: a second probe answers the
      * same, and another mount (memory, where there is one) its own */
     ferry_fs_info again, shm;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/env_names.h"
 #include "core/hints.h"
 #include "unit/check.h"
 
@@ -730,6 +731,34 @@ static void test_random(void)
     }
 }
 
+/* Warnings carry no "ferry: " of their own (the printer adds "ferry:
+ * warning: FILE: "); a key or a variable one or two edits from a known one
+ * gets "did you mean". */
+static void test_messages(void)
+{
+    ferry_hints h;
+    ferry_hint_warnings w = {0};
+    ferry_hints_defaults(&h);
+    ferry_hints_apply_patterns(&h, "*:cb_buffer_size=16q:cb_ndoes=2:ferry_write_stratgy=local:romio_cb_pfr=enable",
+                               "x", &w);
+    CHECK_MSG(w.n == 3, "%d warnings", w.n);
+    for (int i = 0; i < w.n; i++)
+        CHECK_MSG(strncmp(w.msg[i], "ferry:", 6) != 0, "prefixed: %s", w.msg[i]);
+    CHECK_STR(w.msg[0], "FERRY_HINTS: hint cb_buffer_size=\"16q\" ignored: unknown unit 'q' (k, m, g or t, alone "
+                        "or with B or iB; all powers of 1024)");
+    CHECK_STR(w.msg[1], "FERRY_HINTS: unknown hint \"cb_ndoes\" ignored; did you mean cb_nodes?");
+    CHECK_STR(w.msg[2], "FERRY_HINTS: unknown hint \"ferry_write_stratgy\" ignored; did you mean "
+                        "ferry_write_strategy?");
+    char *env[] = {"FERRY_STAT=1", "FERRY_HINTS=*:cb_nodes=2", "FERRY_HINT_FILE=/x", "FERRY_TEST_TMP=/tmp",
+                   "FERRY_TIMERS=1", "PATH=/bin", "FERRY_DECOUPLE_CHUNKS=1m", NULL};
+    char text[1024];
+    CHECK(ferry_env_misspelt(env, text, sizeof text) == 3);
+    CHECK_STR(text, "ferry: warning: FERRY_STAT is not a variable ferry reads; did you mean FERRY_STATS?\n"
+                    "ferry: warning: FERRY_HINT_FILE is not a variable ferry reads; did you mean FERRY_HINTS_FILE?\n"
+                    "ferry: warning: FERRY_DECOUPLE_CHUNKS is not a variable ferry reads; did you mean "
+                    "FERRY_DECOUPLE_CHUNK?\n");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -746,6 +775,7 @@ int main(int argc, char **argv)
     test_digest();
     test_json();
     test_random();
+    test_messages();
     MPI_Finalize();
     if (check_failures)
         fprintf(stderr, "test_hints: %d checks failed\n", check_failures);

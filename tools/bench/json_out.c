@@ -5,6 +5,7 @@
  */
 #include "bench.h"
 
+#include "util/plural.h"
 #include "util/size.h"
 
 #include <stdarg.h>
@@ -199,7 +200,8 @@ static void report_text(fb_ctx *c, int rep)
     if (rep == 0) {
         fb_str b = {0};
         fb_config_text(&b, c->pat->opts);
-        printf("ferry-bench %s: %d ranks, %s, %s%s\n  config:%s file=%s\n", c->pat->name, c->size, c->mpi_version,
+        printf("ferry-bench %s: %d rank%s, %s, %s%s\n  config:%s file=%s\n", c->pat->name, c->size, ferry_s(c->size),
+               c->mpi_version,
                c->ferry ? "through " : "native MPI-IO (ferry not loaded)", c->ferry ? c->ferry : "", b.s ? b.s : "",
                c->path);
         printf("  %3s  %-5s  %10s  %9s  %9s  %9s  %10s  %10s\n", "rep", "phase", "bytes", "open s", "io s", "close s",
