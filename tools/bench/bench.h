@@ -11,6 +11,7 @@
 #ifndef FERRY_BENCH_H
 #define FERRY_BENCH_H
 
+#include <jansson.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,7 +86,7 @@ struct fb_ctx {
     const char *ferry;          /* ferry_version() when ferry is loaded, else NULL */
     char stats_path[4096];      /* FERRY_STATS_JSON in effect ("" when ferry is absent) */
     int stats_own;              /* stats_path is ours (not the caller's): removed at exit */
-    char *rec_w, *rec_r;        /* ferry's records for the write and read files */
+    json_t *rec_w, *rec_r;      /* ferry's records for the write and read files */
     char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
 };
 
@@ -117,8 +118,6 @@ typedef struct {
     size_t len, cap;
 } fb_str;
 void fb_str_add(fb_str *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void fb_str_json(fb_str *b, const char *s); /* a quoted, escaped JSON string */
-void fb_config_json(fb_str *b, const fb_ctx *c, const fb_opt *opts);
 void fb_config_text(fb_str *b, const fb_opt *opts);
 void fb_report(fb_ctx *c, int rep); /* rank 0: the human lines or the JSON record */
 
