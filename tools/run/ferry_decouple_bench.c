@@ -22,6 +22,7 @@
 #include "util/size.h"
 #include <fcntl.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -442,21 +443,32 @@ int main(int argc, char **argv)
                 continue;
             int n = o.reps < 64 ? o.reps : 64;
             char runs[512] = "";
-            for (int i = 0; i < n; i++)
+            json_t *jruns = json_array();
+            for (int i = 0; i < n; i++) {
                 snprintf(runs + strlen(runs), sizeof runs - strlen(runs), "%s%.3f", i ? "," : "", t[m][i]);
+                json_array_append_new(jruns, json_real(t[m][i]));
+            }
             med[m] = median(t[m], n);
             double medw = median(w[m], n);
             double ratio = bytes[m] > 0 ? (double)o.size / (double)bytes[m] : 0;
-            if (o.json)
-                printf("{\"pattern\":\"decouple\",\"op\":\"%s\",\"mode\":\"%s\",\"compute\":%d,\"data\":%d,"
-                       "\"file_bytes\":%lld,\"call_bytes\":%lld,\"work_s\":%g,\"runs_s\":[%s],\"median_s\":%.4f,"
-                       "\"median_not_computing_s\":%.4f,\"bytes_to_compute\":%lld,\"reduction\":%.1f,\"agree\":%s}\n",
-                       opnames[op], modenames[m], size, ndata, (long long)o.size, (long long)o.call, o.work, runs,
-                       med[m], medw, (long long)bytes[m], ratio, agree ? "true" : "false");
-            else
+            if (o.json) {
+                json_t *rec = json_pack("{s:s,s:s,s:s,s:i,s:i,s:I,s:I,s:f,s:o,s:f,s:f,s:I,s:f,s:b}", "pattern",
+                                        "decouple", "op", opnames[op], "mode", modenames[m], "compute", size, "data",
+                                        ndata, "file_bytes", (json_int_t)o.size, "call_bytes", (json_int_t)o.call,
+                                        "work_s", o.work, "runs_s", jruns, "median_s", med[m],
+                                        "median_not_computing_s", medw, "bytes_to_compute", (json_int_t)bytes[m],
+                                        "reduction", ratio, "agree", agree);
+                char *text = rec ? json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) : NULL;
+                if (text)
+                    printf("%s\n", text);
+                free(text);
+                json_decref(rec);
+            } else {
+                json_decref(jruns);
                 printf("%-10s %-12s median %8.3f s  (runs %s)  not computing %7.3f s  to compute %14lld B  "
                        "file/moved %12.0fx\n",
                        opnames[op], modenames[m], med[m], runs, medw, (long long)bytes[m], ratio);
+            }
         }
         if (!o.json && o.modes[M_TRAD] && o.modes[M_DEC])
             printf("%-10s decoupled/traditional time %.3f, bytes %.2e; results %s\n", opnames[op],
