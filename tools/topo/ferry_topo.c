@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "ferry.h"
 
 static void usage(FILE *o) {
   fprintf(o,
@@ -33,6 +34,10 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   const char *c = argv[1];
+  if (!strcmp(c, "--version")) {
+    printf("ferry-topo, %s\n", ferry_version());
+    return 0;
+  }
   if (!strcmp(c, "machines")) return cmd_machines(argc, argv);
   if (!strcmp(c, "compare")) return cmd_compare(argc, argv);
   if (!strcmp(c, "replay")) return cmd_replay(argc, argv);
