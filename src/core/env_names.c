@@ -14,13 +14,15 @@
 
 extern char **environ;
 
-/* every variable the library reads (keep in step with docs/ and ferry(7)) */
+/* every variable the library reads (keep in step with ferry(7); the man_ferry_env
+ * test finds the ones src/ reads, env_names_known checks this list has them) */
 static const char *const known[] = {
     "FERRY_HINTS",          "FERRY_HINTS_FILE",      "FERRY_HINTS_DISPLAY",    "FERRY_STATS",
     "FERRY_STATS_JSON",     "FERRY_TIMERS",          "FERRY_TRACE",            "FERRY_RANKS_PER_NODE",
     "FERRY_TOPOLOGY",       "FERRY_ASYNC",           "FERRY_AGGREGATOR_DISPLAY", "FERRY_DATA_PROCS",
     "FERRY_DECOUPLE_SERVE", "FERRY_DECOUPLE_TIMEOUT", "FERRY_DECOUPLE_CHUNK",  "FERRY_DECOUPLE_SPLIT",
     "FERRY_DECOUPLE_MESSAGE", "FERRY_DECOUPLE_WINDOW", "FERRY_DECOUPLE_FAULT", "FERRY_FAULT",
+    "FERRY_STATS_FILE",     "FERRY_ABORT_ON_RW_ERROR",
 };
 
 int ferry_env_misspelt(char **env, char *out, size_t len)

@@ -18,6 +18,7 @@
  * not taken for the program.
  */
 #define _GNU_SOURCE
+#include "exe_dir.h"
 #include "ferry.h"
 
 #include <getopt.h>
@@ -90,22 +91,10 @@ static int count_arg(const char *s, long *out)
 }
 
 /* libferry of this build: ../lib beside this program (the build tree and
- * an install alike; links to the program resolved). */
+ * an install alike). */
 static int libferry_path(char *buf, size_t len)
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    char rel[PATH_MAX + 8], dir[PATH_MAX];
-    snprintf(rel, sizeof rel, "%s/../lib", exe);
-    int w = snprintf(buf, len, "%s/libferry.so.0", realpath(rel, dir) ? dir : rel);
-    return w > 0 && (size_t)w < len && access(buf, R_OK) == 0 ? 0 : -1;
+    return ferry_beside_exe("../lib/libferry.so.0", buf, len) && access(buf, R_OK) == 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv)

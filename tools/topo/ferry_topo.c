@@ -8,7 +8,7 @@
 
 static void usage(FILE *o) {
   fprintf(o,
-          "usage: ferry-topo <command> [options]\n"
+          "usage: ferry-topo <command> [options]      (ferry-topo --version: the version)\n"
           "  machines [--json]                 list machine presets, sizes and gateways\n"
           "  compare --machine SPEC [--ppn N] [--bytes-per-rank SIZE] [--coalesce] [--json|--markdown]\n"
           "          [--aggregators N] [--cb-buffer SIZE] [--gateway-mem SIZE] [--mem-cap N]\n"
