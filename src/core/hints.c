@@ -269,6 +269,8 @@ static uint64_t field_hash(const ferry_hints *h, const hint_def *d)
     return fnv(x, v, strlen(v));
 }
 
+/* Over the stored values, not their text: an open computes it every time,
+ * and formatting every hint cost more than the rest of the open's own work. */
 uint64_t ferry_hints_digest(const ferry_hints *h)
 {
     uint64_t x = FNV_INIT;
@@ -276,11 +278,10 @@ uint64_t ferry_hints_digest(const ferry_hints *h)
         const hint_def *d = &ferry_hint_table[i];
         if (d->alias || !d->must_agree)
             continue;
-        char v[FERRY_HINT_STR];
-        ferry_hint_format(h, d, v, sizeof v);
+        const void *v;
+        size_t n = ferry_hint_raw(h, d, &v);
         x = fnv(x, d->name, strlen(d->name));
-        x = fnv(x, "=", 1);
-        x = fnv(x, v, strlen(v));
+        x = fnv(x, v, n);
         x = fnv(x, ";", 1);
     }
     return x;

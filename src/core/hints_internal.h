@@ -49,6 +49,9 @@ const hint_def *ferry_hint_find(const char *key);
 int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char *why, size_t whylen);
 /* The canonical string of d's current value (what get_info reports). */
 void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_t len);
+/* The hint's stored value as bytes (*p, returned length): parsed values are
+ * canonical, so equal values are equal bytes. */
+size_t ferry_hint_raw(const ferry_hints *h, const hint_def *d, const void **p);
 /* Puts d's default value into h (source untouched). */
 void ferry_hint_reset(ferry_hints *h, const hint_def *d);
 

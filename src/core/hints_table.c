@@ -351,6 +351,16 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
     return -1;
 }
 
+size_t ferry_hint_raw(const ferry_hints *h, const hint_def *d, const void **p)
+{
+    *p = (const char *)h + d->offset;
+    switch (d->kind) {
+    case HK_SIZE: return sizeof(int64_t);
+    case HK_CBLIST: return strnlen((const char *)*p, FERRY_HINT_STR);
+    default: return sizeof(int);
+    }
+}
+
 void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_t len)
 {
     if (!buf || len == 0)
