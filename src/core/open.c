@@ -157,14 +157,21 @@ static void close_fd(ferry_file *f)
         f->fd.drv->close(&f->fd);
 }
 
-int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err, int quiet,
-                    ferry_file **out)
+/* Gives up an open before the file is registered: descriptor closed,
+ * communicator given back. Returns code. */
+static int open_fail(ferry_file *f, int code)
 {
-    double t0 = ferry_now();
-    *out = NULL;
+    close_fd(f);
+    file_free(f);
+    return code;
+}
+
+/* The handle before anything collective: no descriptor, no communicator. */
+static ferry_file *file_new(MPI_Comm comm, const char *filename, int amode, int quiet)
+{
     ferry_file *f = calloc(1, sizeof *f);
     if (!f)
-        return ferry_err(MPI_ERR_NO_MEM, "out of memory opening a file");
+        return NULL;
     f->magic = FERRY_FILE_MAGIC;
     f->comm = MPI_COMM_NULL;
     f->dup_idx = -1;
@@ -178,113 +185,132 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     f->filename = strdup(filename ? filename : "");
     if (!f->filename) {
         file_free(f);
-        return ferry_err(MPI_ERR_NO_MEM, "out of memory opening a file");
+        return NULL;
     }
     MPI_Comm_rank(comm, &f->rank);
     MPI_Comm_size(comm, &f->size);
-    int wrank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    ferry_fault_set_rank(wrank);
     const char *stripped;
     f->fd.drv = ferry_driver_for(f->filename, &stripped);
     f->path = f->filename + (stripped - f->filename);
+    return f;
+}
+
+/* The agreement (open_agree.h) and the file's communicator. An existing
+ * file is opened first, so its outcome rides in the agreement; a create
+ * waits (nothing may exist if the arguments fail somewhere). *err is this
+ * rank's errno of that open. local_err: an error the binding found here.
+ * Fails on every rank alike. */
+static int agree(ferry_file *f, MPI_Comm comm, int local_err, int flags, ferry_open_agreed *a, int *err)
+{
+    const char *why = NULL;
+    int local = local_err != MPI_SUCCESS ? ferry_err_class(local_err) : ferry_amode_check(f->amode, &why);
+    ferry_open_mine m;
+    memset(&m, 0, sizeof m);
+    *err = 0;
+    if (!(flags & FERRY_OPEN_CREATE) && local == MPI_SUCCESS) {
+        *err = open_fd(f, flags);
+        if (*err == 0)
+            *err = facts_of(f, &m.facts);
+    }
+    f->dups = ferry_dups_of(comm);
+    m.err = local;
+    m.amode = f->amode;
+    m.digest = ferry_hints_digest(&f->hints);
+    m.pool = ferry_shfp_pool_state(comm);
+    m.name = f->filename;
+    m.dup = ferry_dups_pick(f->dups);
+    m.need_text = !ferry_hints_env_held();
+    m.opened = *err ? ferry_errno_class(*err) : MPI_SUCCESS;
+    int rc = ferry_open_agree(comm, f->rank, &m, a);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (a->err != MPI_SUCCESS || a->amode_differs)
+        return local_err != MPI_SUCCESS ? local_err
+             : local != MPI_SUCCESS ? ferry_err(local, why)
+             : a->amode_differs ? ferry_err(MPI_ERR_AMODE, "amode differs between the ranks of the open")
+             : ferry_err(a->err, "the arguments of the open are invalid on another rank");
+    f->dup_idx = f->dups ? a->dup : -1;
+    return ferry_dups_take(f->dups, comm, f->dup_idx, &f->comm);
+}
+
+/* Hints the ranks hold alike; the first open reads the hint files (rank 0,
+ * for every rank). Rank 0 prints the warnings. */
+static void hints_settle(ferry_file *f, MPI_Info info, const ferry_open_agreed *a, ferry_hint_warnings *w)
+{
+    if (a->need_text) {
+        memset(w, 0, sizeof *w);
+        ferry_hints_env_read(f->comm, w);
+        hints_fill(f, info, w);
+        ferry_hints_agree(&f->hints, f->comm, w);
+    } else if (a->hints_differ) {
+        ferry_hints_agree(&f->hints, f->comm, w);
+    }
+    warn_rank0(f, w);
+    ferry_env_compat_announce(stderr);
+}
+
+static void display(const ferry_file *f)
+{
+    if (f->rank != 0 || f->stats.quiet)
+        return;
+    if (ferry_env_hints_display()) {
+        ferry_hints_display(&f->hints, f->filename, stderr);
+        char fs[256];
+        ferry_fs_describe(&f->fs, fs, sizeof fs);
+        fprintf(stderr, "  file system %s\n", fs);
+    }
+    if (ferry_env_romio_print_hints())
+        ferry_hints_print_romio(&f->hints, f->filename, stdout);
+}
+
+int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err, int quiet,
+                    ferry_file **out)
+{
+    double t0 = ferry_now();
+    *out = NULL;
+    ferry_file *f = file_new(comm, filename, amode, quiet);
+    if (!f)
+        return ferry_err(MPI_ERR_NO_MEM, "out of memory opening a file");
+    int wrank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    ferry_fault_set_rank(wrank);
 
     ferry_env_check_once();
     if (local_err == MPI_SUCCESS && open_check)
         local_err = open_check();
     ferry_hint_warnings w = {0};
     hints_fill(f, info, &w);
-    const char *why = NULL;
-    int local = local_err != MPI_SUCCESS ? ferry_err_class(local_err) : ferry_amode_check(amode, &why);
     int flags = ferry_amode_open_flags(amode);
-    int create = !!(flags & FERRY_OPEN_CREATE);
 
-    /* An existing file is opened before the agreement, so its outcome rides
-     * in it; a create waits for it (nothing may exist if the open fails). */
-    ferry_open_mine m;
-    memset(&m, 0, sizeof m);
-    int err = 0;
-    if (!create && local == MPI_SUCCESS) {
-        err = open_fd(f, flags);
-        if (err == 0)
-            err = facts_of(f, &m.facts);
-    }
-    f->dups = ferry_dups_of(comm);
-    m.err = local;
-    m.amode = amode;
-    m.digest = ferry_hints_digest(&f->hints);
-    m.pool = ferry_shfp_pool_state(comm);
-    m.name = f->filename;
-    m.dup = ferry_dups_pick(f->dups);
-    m.need_text = !ferry_hints_env_held();
-    m.opened = err ? ferry_errno_class(err) : MPI_SUCCESS;
     ferry_open_agreed a;
-    int rc = ferry_open_agree(comm, f->rank, &m, &a);
-    if (rc == MPI_SUCCESS && (a.err != MPI_SUCCESS || a.amode_differs)) {
-        rc = local_err != MPI_SUCCESS ? local_err
-           : local != MPI_SUCCESS ? ferry_err(local, why)
-           : a.amode_differs ? ferry_err(MPI_ERR_AMODE, "amode differs between the ranks of the open")
-           : ferry_err(a.err, "the arguments of the open are invalid on another rank");
-    }
-    if (rc == MPI_SUCCESS) {
-        f->dup_idx = f->dups ? a.dup : -1;
-        rc = ferry_dups_take(f->dups, comm, f->dup_idx, &f->comm);
-    }
-    if (rc != MPI_SUCCESS) {
-        close_fd(f);
-        file_free(f);
-        return rc;
-    }
-    if (a.need_text) {
-        /* the first open: rank 0 reads the hint files for every rank */
-        memset(&w, 0, sizeof w);
-        ferry_hints_env_read(f->comm, &w);
-        hints_fill(f, info, &w);
-        ferry_hints_agree(&f->hints, f->comm, &w);
-    } else if (a.hints_differ) {
-        ferry_hints_agree(&f->hints, f->comm, &w);
-    }
-    warn_rank0(f, &w);
-    ferry_env_compat_announce(stderr);
+    int err;
+    int rc = agree(f, comm, local_err, flags, &a, &err);
+    if (rc != MPI_SUCCESS)
+        return open_fail(f, rc);
+    hints_settle(f, info, &a, &w);
 
     ferry_open_facts facts = a.facts;
     int maxcls = a.opened;
-    if (create)
+    if (flags & FERRY_OPEN_CREATE)
         err = open_create(f, flags, &facts, &maxcls);
     /* MPI: the names must reference one file, and a collective argument that
      * differs is MPI_ERR_NOT_SAME. Different spellings of one file are fine
      * (same inode everywhere); anything else fails on every rank. */
-    if (a.names_differ && !one_file(f, maxcls == MPI_SUCCESS)) {
-        close_fd(f);
-        file_free(f);
-        return ferry_err(MPI_ERR_NOT_SAME, "the ranks of a collective open name different files");
-    }
+    if (a.names_differ && !one_file(f, maxcls == MPI_SUCCESS))
+        return open_fail(f, ferry_err(MPI_ERR_NOT_SAME, "the ranks of a collective open name different files"));
     if (maxcls == MPI_SUCCESS) {
         f->fp = facts.size;
         maxcls = ferry_shfp_create(f, facts.size, a.pool);
     }
-    if (maxcls != MPI_SUCCESS) {
-        close_fd(f);
-        int code = err ? ferry_err_errno(err, "open") : ferry_err(maxcls, "open failed on another rank");
-        file_free(f);
-        return code;
-    }
+    if (maxcls != MPI_SUCCESS)
+        return open_fail(f, err ? ferry_err_errno(err, "open") : ferry_err(maxcls, "open failed on another rank"));
     if (ferry_handles_add(f) < 0) {
-        close_fd(f);
         ferry_shfp_free(f, 0);
-        file_free(f);
-        return ferry_err(MPI_ERR_NO_MEM, "out of memory registering a file handle");
+        return open_fail(f, ferry_err(MPI_ERR_NO_MEM, "out of memory registering a file handle"));
     }
     facts_apply(f, &facts);
     ferry_strategies.open(f);
-    if (ferry_env_hints_display() && f->rank == 0 && !quiet) {
-        ferry_hints_display(&f->hints, f->filename, stderr);
-        char fs[256];
-        ferry_fs_describe(&f->fs, fs, sizeof fs);
-        fprintf(stderr, "  file system %s\n", fs);
-    }
-    if (ferry_env_romio_print_hints() && f->rank == 0 && !quiet)
-        ferry_hints_print_romio(&f->hints, f->filename, stdout);
+    display(f);
     ferry_stats_phase(&f->stats, FERRY_PHASE_OPEN, t0);
     *out = f;
     return MPI_SUCCESS;
