@@ -120,6 +120,26 @@ static void facts_apply(ferry_file *f, const ferry_open_facts *x)
     f->stats.fs = f->fs;
 }
 
+/* MPI_MODE_CREATE on rank 0. *created: this open may have made the file,
+ * so its directory entry is new and worth an fsync (docs/reliability.md);
+ * an existing file opened again with MPI_MODE_CREATE, as programs often
+ * do, costs none (ROMIO makes none at all). Exclusive first to know which;
+ * a file removed between the two tries, or a dangling symlink (which
+ * O_EXCL refuses), is opened as before. */
+static int create_fd(ferry_file *f, int flags, int *created)
+{
+    *created = 1;
+    int err = open_fd(f, flags | FERRY_OPEN_EXCL);
+    if (err != -EEXIST || (flags & FERRY_OPEN_EXCL))
+        return err;
+    err = open_fd(f, flags & ~FERRY_OPEN_CREATE);
+    if (err != -ENOENT) {
+        *created = 0;
+        return err;
+    }
+    return open_fd(f, flags);
+}
+
 /* Rank 0 alone creates, so EXCL means "did not exist before this open" and
  * the others never race the create; they open once it exists. Returns
  * this rank's errno (0) and the largest error class of all. */
@@ -132,9 +152,11 @@ static int open_create(ferry_file *f, int flags, ferry_open_facts *x, int *maxcl
     memset(&r0, 0, sizeof r0);
     int err = 0;
     if (f->rank == 0) {
-        err = open_fd(f, flags);
+        int created;
+        err = create_fd(f, flags, &created);
         if (err == 0) {
-            f->fd.drv->sync_dir(f->path);
+            if (created)
+                f->fd.drv->sync_dir(f->path);
             err = facts_of(f, &r0.x);
         }
         r0.err = err;
