@@ -18,12 +18,18 @@ file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/testtmp)
 # way check leaks; diffrun tests, whose preload is libferry alone, run with
 # AddressSanitizer and UBSan but without leak checking.
 set(FERRY_PRELOAD_LIBS $<TARGET_FILE:ferry>)
+# Tests that inject faults (FERRY_FAULT, FERRY_DECOUPLE_FAULT) preload the
+# test library instead, which has the hook (src/driver/faults.h); programs
+# linked against libferry find it first through FERRY_FAULTS_ENV.
+set(FERRY_FAULTS_PRELOAD_LIBS $<TARGET_FILE:ferry_faults>)
+set(FERRY_FAULTS_ENV "LD_LIBRARY_PATH=$<TARGET_FILE_DIR:ferry_faults>")
 set(FERRY_PRELOAD_ENV "")
 if(FERRY_SANITIZE)
   execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so
     OUTPUT_VARIABLE FERRY_ASAN_RUNTIME OUTPUT_STRIP_TRAILING_WHITESPACE)
   add_library(ferry_nodlclose SHARED ${PROJECT_SOURCE_DIR}/tests/reliability/nodlclose.c)
   set(FERRY_PRELOAD_LIBS "${FERRY_ASAN_RUNTIME}:$<TARGET_FILE:ferry>:$<TARGET_FILE:ferry_nodlclose>")
+  set(FERRY_FAULTS_PRELOAD_LIBS "${FERRY_ASAN_RUNTIME}:$<TARGET_FILE:ferry_faults>:$<TARGET_FILE:ferry_nodlclose>")
   list(APPEND FERRY_TEST_ENV
     "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/reliability/lsan.supp:print_suppressions=0"
     "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:suppressions=${PROJECT_SOURCE_DIR}/tests/reliability/asan.supp"
@@ -55,10 +61,11 @@ function(ferry_mpi_program name)
   target_link_libraries(${name} PRIVATE MPI::MPI_C m)
 endfunction()
 
-# ferry_mpi_test(NAME NP N COMMAND cmd... [PRELOAD]): run cmd under mpiexec -n N,
-# with libferry preloaded when PRELOAD is given.
+# ferry_mpi_test(NAME NP N COMMAND cmd... [PRELOAD] [FAULTS]): run cmd under
+# mpiexec -n N, with libferry preloaded when PRELOAD is given (the test
+# library with the fault hook when FAULTS is given too).
 function(ferry_mpi_test name)
-  cmake_parse_arguments(T "PRELOAD" "NP;TIMEOUT" "COMMAND;ENV" ${ARGN})
+  cmake_parse_arguments(T "PRELOAD;FAULTS" "NP;TIMEOUT" "COMMAND;ENV" ${ARGN})
   if(NOT T_NP)
     set(T_NP ${FERRY_TEST_RANKS})
   endif()
@@ -69,9 +76,13 @@ function(ferry_mpi_test name)
   set(pre "")
   if(T_PRELOAD)
     list(APPEND env ${FERRY_PRELOAD_ENV})
-    set(pre -x LD_PRELOAD=${FERRY_PRELOAD_LIBS})
+    set(libs ${FERRY_PRELOAD_LIBS})
+    if(T_FAULTS)
+      set(libs ${FERRY_FAULTS_PRELOAD_LIBS})
+    endif()
+    set(pre -x LD_PRELOAD=${libs})
     if(FERRY_MPI_FLAVOR STREQUAL "mpich")
-      set(pre -genv LD_PRELOAD ${FERRY_PRELOAD_LIBS})
+      set(pre -genv LD_PRELOAD ${libs})
     endif()
   endif()
   separate_arguments(extra UNIX_COMMAND "${FERRY_MPIEXEC_EXTRA}")

@@ -13,5 +13,5 @@ FERRY_BIND(int, MPI_File_get_info, (MPI_File fh, MPI_Info *info_used), (fh, info
     FERRY_FILE(fh, f, "MPI_File_get_info");
     if (!info_used)
         return ferry_raise(f, ferry_err(MPI_ERR_ARG, "info pointer is NULL"), "MPI_File_get_info");
-    return ferry_raise(f, ferry_hints_to_info(&f->hints, info_used), "MPI_File_get_info");
+    return ferry_raise(f, ferry_file_get_info(f, info_used), "MPI_File_get_info");
 }

@@ -1,6 +1,7 @@
 /* Open, close, delete, size, sync, atomicity, group and amode. */
 #include "binding/bind.h"
 #include "core/manage.h"
+#include "core/mpi_lib.h"
 
 #include <string.h>
 
@@ -8,6 +9,9 @@ FERRY_BIND(int, MPI_File_open, (MPI_Comm comm, const char *filename, int amode, 
                                 MPI_File *fh), (comm, filename, amode, info, fh))
 {
     const char *fn = "MPI_File_open";
+    /* a program that initialised MPI without ferry's MPI_Init (Open MPI's
+     * Fortran calls PMPI_Init) meets the check here, before any handle */
+    ferry_mpi_lib_check();
     if (!fh)
         return ferry_raise(NULL, ferry_err(MPI_ERR_ARG, "file handle pointer is NULL"), fn);
     *fh = MPI_FILE_NULL;
@@ -52,6 +56,7 @@ FERRY_BIND(int, MPI_File_close, (MPI_File *fh), (fh))
 
 FERRY_BIND(int, MPI_File_delete, (const char *filename, MPI_Info info), (filename, info))
 {
+    ferry_mpi_lib_check();
     if (!filename)
         return ferry_raise(NULL, ferry_err(MPI_ERR_BAD_FILE, "file name is NULL"), "MPI_File_delete");
     return ferry_raise(NULL, ferry_file_delete(filename, info), "MPI_File_delete");

@@ -27,19 +27,8 @@ struct ferry_async {
 
 int ferry_async_available(const ferry_file *f)
 {
-    static int env = -1;
-    if (env < 0) {
-        const char *e = getenv("FERRY_ASYNC");
-        /* opt-in: on Open MPI 4.1 a thread blocked in MPI_Wait starves the
-         * worker's collectives (docs/collective.md), so a program that
-         * waits soon after starting would lose more than it overlaps */
-        env = e && strcmp(e, "1") == 0;
-    }
-    if (!env || f->size < 1)
-        return 0;
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&provided);
-    return provided == MPI_THREAD_MULTIPLE;
+    /* FERRY_ASYNC=1 at MPI_THREAD_MULTIPLE on every rank (core/switches.c) */
+    return f->size >= 1 && f->sw.v[FERRY_SW_ASYNC] != 0;
 }
 
 /* What a call reads from the file object and only drained calls change. */
@@ -58,6 +47,7 @@ static void shadow_refresh(ferry_file *sh, const ferry_file *f)
     sh->view = f->view;
     sh->atomic = f->atomic;
     sh->errhandler = f->errhandler;
+    sh->sw = f->sw;
     memcpy(sh->coll_shown, f->coll_shown, sizeof sh->coll_shown);
 }
 

@@ -17,6 +17,7 @@
 #include <mpi.h>
 
 #include "core/chain.h"
+#include "core/mpi_lib.h"
 
 /* link.h's ElfW(), spelt out (cppcheck cannot expand it) */
 #if __SIZEOF_POINTER__ == 8
@@ -160,6 +161,9 @@ static void warn_once(const char *tool, const char *fn)
 
 ferry_fn ferry_chain_resolve(const char *mpi_name, int any_tool, ferry_chain_slot *slot)
 {
+    /* the other ABI's MPI library would look like a tool here, and naming it
+     * calls it with this ABI's handles: the wrong build stops first */
+    ferry_mpi_lib_check();
     pthread_once(&once, init);
     ferry_fn tool = NULL;
     Dl_info next;

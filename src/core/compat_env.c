@@ -22,6 +22,7 @@ static const char *const honoured[] = {
     "MPICH_MPIIO_TIMERS",
     "MPICH_MPIIO_AGGREGATOR_PLACEMENT_DISPLAY",
     "MPICH_MPIIO_ABORT_ON_RW_ERROR",
+    "ROMIO_FSTYPE_FORCE", /* driver/select.c: the prefix of names without one */
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -86,12 +87,7 @@ void ferry_env_compat_announce(FILE *out)
         if (!eq)
             continue;
         size_t len = (size_t)(eq - *e);
-        if (len == strlen("ROMIO_FSTYPE_FORCE") && !strncmp(*e, "ROMIO_FSTYPE_FORCE", len))
-            fprintf(out,
-                    "ferry: ROMIO_FSTYPE_FORCE=%.64s ignored: ferry's one driver serves every file system and "
-                    "detects each one's type itself (FERRY_HINTS_DISPLAY=1 shows it)\n",
-                    eq + 1);
-        else if ((!strncmp(*e, "ROMIO_", 6) || !strncmp(*e, "MPICH_MPIIO_", 12)) && !is_honoured(*e, len))
+        if ((!strncmp(*e, "ROMIO_", 6) || !strncmp(*e, "MPICH_MPIIO_", 12)) && !is_honoured(*e, len))
             fprintf(out, "ferry: %.*s is another MPI-IO's setting; ferry does not read it\n", (int)len, *e);
     }
 }

@@ -18,9 +18,8 @@ const char *ferry_env_abort_on_rw_error(void);
 /* The prefix of the per-rank CSV files of FERRY_STATS=2 (MPICH_MPIIO_STATS=2):
  * FERRY_STATS_FILE, else MPICH_MPIIO_STATS_FILE, else _cray_mpiio_stats_. */
 const char *ferry_env_stats_file(void);
-/* Once per process, on world rank 0 (at the first open): one line for
- * ROMIO_FSTYPE_FORCE and one for each other ROMIO_* or MPICH_MPIIO_*
- * variable ferry does not read, saying so. */
+/* Once per process, on world rank 0 (at the first open): one line for each
+ * ROMIO_* or MPICH_MPIIO_* variable ferry does not read, saying so. */
 void ferry_env_compat_announce(FILE *out);
 
 #endif

@@ -13,50 +13,89 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* ---- codes with messages ---- */
+/* ---- codes with messages ----
+ *
+ * Each distinct (class, text) gets one code from MPI_Add_error_code, and
+ * ferry keeps the text: MPI_Error_string (binding/errstring.c) answers from
+ * this table. MPICH 4.0 mangles the string of a code added to a predefined
+ * class (its decoder reads the code's index bits as one of its own messages:
+ * "Network type AF_INET invalid..." for a missing file), so the MPI
+ * library's own table cannot be trusted with them; Open MPI's can, and gets
+ * the string too for its own printing. Codes are never freed: texts that name
+ * a file may take all but RESERVED of the table, so a run that meets many
+ * files falls back to the text without the path instead of running out. */
 
-#define MAX_CODES 512
+#define MAX_CODES 1024
+#define RESERVED 256
 static struct {
-    const char *msg;
+    char *text; /* "ferry: ..." */
     int cls;
     int code;
 } codes[MAX_CODES];
 static int ncodes;
 
+/* The code for (cls, text); cls itself when none can be made. Lock held. */
+static int code_for(int cls, const char *text, int limit)
+{
+    for (int i = 0; i < ncodes; i++)
+        if (codes[i].cls == cls && strcmp(codes[i].text, text) == 0)
+            return codes[i].code;
+    int code = cls;
+    if (ncodes >= limit)
+        return -1;
+    char *copy = strdup(text);
+    if (!copy || MPI_Add_error_code(cls, &code) != MPI_SUCCESS) {
+        free(copy);
+        return cls;
+    }
+    MPI_Add_error_string(code, copy);
+    codes[ncodes].text = copy;
+    codes[ncodes].cls = cls;
+    codes[ncodes].code = code;
+    ncodes++;
+    return code;
+}
+
+static int mpi_usable(void)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    return initialized && !finalized;
+}
+
 int ferry_err(int cls, const char *msg)
 {
     if (cls == MPI_SUCCESS)
         return MPI_SUCCESS;
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    if (!initialized || finalized || !msg)
+    if (!msg || !mpi_usable())
         return cls;
+    char text[MPI_MAX_ERROR_STRING];
+    snprintf(text, sizeof text, "ferry: %s", msg);
     pthread_mutex_lock(&lock);
-    int code = cls;
-    for (int i = 0; i < ncodes; i++)
-        if (codes[i].msg == msg && codes[i].cls == cls) {
-            code = codes[i].code;
-            goto out;
-        }
-    if (ncodes < MAX_CODES && MPI_Add_error_code(cls, &code) == MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING];
-        snprintf(text, sizeof text, "ferry: %s", msg);
-        MPI_Add_error_string(code, text);
-        codes[ncodes].msg = msg;
-        codes[ncodes].cls = cls;
-        codes[ncodes].code = code;
-        ncodes++;
-    } else {
-        code = cls;
-    }
-out:
+    int code = code_for(cls, text, MAX_CODES);
     pthread_mutex_unlock(&lock);
-    return code;
+    return code < 0 ? cls : code;
+}
+
+int ferry_err_text(int code, char *buf, int len)
+{
+    if (code == MPI_SUCCESS || len <= 0)
+        return 0;
+    int found = 0;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < ncodes && !found; i++)
+        if (codes[i].code == code) {
+            snprintf(buf, (size_t)len, "%s", codes[i].text);
+            found = 1;
+        }
+    pthread_mutex_unlock(&lock);
+    return found;
 }
 
 int ferry_errno_class(int err)
@@ -85,24 +124,29 @@ int ferry_errno_class(int err)
     }
 }
 
-/* One message per errno, so MPI_Error_string names the system error. */
-int ferry_err_errno(int err, const char *what)
+/* "ferry: No such file or directory: /path/f.dat", as ROMIO names the file. */
+int ferry_err_errno(int err, const char *path)
 {
-    (void)what;
     if (err < 0)
         err = -err;
     if (err == 0)
         return MPI_SUCCESS;
-    static const char *texts[160];
-    if (err < 160) {
-        pthread_mutex_lock(&lock);
-        if (!texts[err])
-            texts[err] = strdup(strerror(err));
-        const char *t = texts[err];
-        pthread_mutex_unlock(&lock);
-        return ferry_err(ferry_errno_class(err), t);
+    int cls = ferry_errno_class(err);
+    if (!mpi_usable())
+        return cls;
+    char text[MPI_MAX_ERROR_STRING];
+    pthread_mutex_lock(&lock);
+    int code = -1;
+    if (path && *path) {
+        snprintf(text, sizeof text, "ferry: %s: %s", strerror(err), path);
+        code = code_for(cls, text, MAX_CODES - RESERVED);
     }
-    return ferry_errno_class(err);
+    if (code < 0) {
+        snprintf(text, sizeof text, "ferry: %s", strerror(err));
+        code = code_for(cls, text, MAX_CODES);
+    }
+    pthread_mutex_unlock(&lock);
+    return code < 0 ? cls : code;
 }
 
 int ferry_err_class(int code)

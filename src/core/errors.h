@@ -10,13 +10,17 @@
 
 struct ferry_file;
 
-/* An error code of class cls with a message (msg must be a string literal or
- * otherwise live forever; codes are cached per message). */
+/* An error code of class cls whose MPI_Error_string is "ferry: msg" (one
+ * code per distinct class and text; msg is copied). */
 int ferry_err(int cls, const char *msg);
 /* The MPI class for a (positive or negative) errno value. */
 int ferry_errno_class(int err);
-/* An error code for a failed system call. */
-int ferry_err_errno(int err, const char *what);
+/* An error code for a failed system call on the file at path (NULL: none):
+ * "ferry: <strerror>: <path>". */
+int ferry_err_errno(int err, const char *path);
+/* 1 if code is one of ferry's: its text (terminated, at most len bytes) in
+ * buf; MPI_Error_string answers from here. */
+int ferry_err_text(int code, char *buf, int len);
 /* The class of a code (MPI_SUCCESS stays MPI_SUCCESS). */
 int ferry_err_class(int code);
 

@@ -10,6 +10,7 @@
 
 #include "core/hints.h"
 #include "core/stats.h"
+#include "core/switches.h"
 #include "datatype/flat.h"
 #include "driver/driver.h"
 
@@ -58,10 +59,13 @@ typedef struct ferry_file {
     int atomic;
     MPI_Errhandler errhandler;
     int f2c;                  /* index in the handle table */
+    uint64_t opened;          /* this process's count of opens at this one: files close in this order at MPI_Finalize */
     ferry_split split;
     struct ferry_coll *coll;  /* collective strategies' state, built at the first collective call */
     struct ferry_async *async; /* worker for nonblocking and split collectives (async.c), or NULL */
     char coll_shown[64];      /* strategies whose aggregator placement was displayed */
+    ferry_switches sw;        /* the environment switches as the ranks agreed them at open */
+    int cb_nodes_used;        /* aggregators: the default choice at open, then the last two-phase call's */
     ferry_stats stats;
 } ferry_file;
 
@@ -71,6 +75,9 @@ static inline ferry_file *ferry_file_of(MPI_File h) { return (ferry_file *)(void
 /* Handle table: validation of handles and the Fortran integer mapping. */
 int ferry_handles_add(ferry_file *f);
 void ferry_handles_remove(ferry_file *f);
+/* The live files, in the order they were opened (caller frees the array);
+ * returns how many, or -1 when out of memory. */
+int ferry_handles_live(ferry_file ***out);
 /* 1 if h is a live ferry file (never dereferences a stale handle). */
 int ferry_handles_valid(MPI_File h);
 MPI_Fint ferry_handles_c2f(MPI_File h);

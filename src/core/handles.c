@@ -130,11 +130,40 @@ int ferry_handles_add(ferry_file *f)
         pthread_mutex_unlock(&lock);
         return -1;
     }
+    static uint64_t opens;
     slots[idx] = f;
     f->f2c = idx;
+    f->opened = ++opens;
     free_hint = idx + 1;
     pthread_mutex_unlock(&lock);
     return 0;
+}
+
+static int by_open(const void *a, const void *b)
+{
+    uint64_t x = (*(ferry_file *const *)a)->opened, y = (*(ferry_file *const *)b)->opened;
+    return x < y ? -1 : x > y;
+}
+
+int ferry_handles_live(ferry_file ***out)
+{
+    pthread_mutex_lock(&lock);
+    int n = 0;
+    for (int i = 1; i < nslots; i++)
+        n += slots[i] != NULL;
+    ferry_file **v = malloc(((size_t)n + 1) * sizeof *v);
+    if (v) {
+        n = 0;
+        for (int i = 1; i < nslots; i++)
+            if (slots[i])
+                v[n++] = slots[i];
+    }
+    pthread_mutex_unlock(&lock);
+    if (!v)
+        return -1;
+    qsort(v, (size_t)n, sizeof *v, by_open);
+    *out = v;
+    return n;
 }
 
 void ferry_handles_remove(ferry_file *f)

@@ -123,6 +123,19 @@ int ferry_hints_set(ferry_hints *h, const char *key, const char *value, ferry_hi
     return ferry_hints_set_from(h, key, value, FERRY_HINT_SRC_DERIVED, w);
 }
 
+void ferry_hints_derive(ferry_hints *h)
+{
+    if (!h || !h->romio_no_indep_rw)
+        return;
+    /* ROMIO: "if we aren't doing independent io, then we have to do
+     * collective", whatever romio_cb_* said before */
+    static const char *const keys[] = {"ferry_read_strategy", "ferry_write_strategy"};
+    ferry_coll_strategy *fields[] = {&h->read_strategy, &h->write_strategy};
+    for (int i = 0; i < 2; i++)
+        if (*fields[i] == FERRY_COLL_AUTO || *fields[i] == FERRY_COLL_INDEPENDENT)
+            ferry_hints_set(h, keys[i], "twophase", NULL);
+}
+
 void ferry_hints_apply_info(ferry_hints *h, MPI_Info info, ferry_hint_warnings *w)
 {
     if (!h || info == MPI_INFO_NULL)

@@ -44,8 +44,8 @@ typedef enum {
 
 /* When a forwarded write's error reaches the program (ferry_forward_errors). */
 typedef enum {
-    FERRY_FWD_ERR_DEFERRED = 0, /* write-behind: at the rank's next forwarded call, sync, close or finalize */
-    FERRY_FWD_ERR_CALL,         /* the write waits for the forwarder: the error at the call */
+    FERRY_FWD_ERR_DEFERRED = 0, /* opt-in write-behind: at the rank's next forwarded call, sync, close or finalize */
+    FERRY_FWD_ERR_CALL,         /* the default: the write waits for the forwarder, its error is the call's */
 } ferry_fwd_errors;
 
 #define FERRY_HINT_STR 256
@@ -87,7 +87,7 @@ typedef struct ferry_hints {
     int64_t ds_threshold;              /* sieve when the mean gap is below this: 64 KiB */
     int forward_collectors;            /* forwarding: ranks per node that coalesce the node's records: 1 */
     ferry_fwd_assign forward_assign;   /* forwarding: gateway assignment on a model: route-aware */
-    ferry_fwd_errors forward_errors;   /* forwarding: when write errors are reported: deferred */
+    ferry_fwd_errors forward_errors;   /* forwarding: when write errors are reported: call */
     ferry_tri cache_coherent;          /* the file system's client caches: detected (auto) or vouched for */
     /* Added by the hints module: where each hint's value came from, indexed
      * by the hint's field number (see ferry_hints_source_of), one
@@ -157,6 +157,11 @@ static inline const char *ferry_env_either(const char *ferry_name, const char *o
     const char *v = getenv(ferry_name);
     return v ? v : getenv(other);
 }
+/* The rules between hints, after every source is applied (the end of
+ * ferry_hints_apply_env): romio_no_indep_rw=true turns collective
+ * buffering on (an independent or automatic read/write strategy becomes
+ * two-phase, romio_cb_read/_write report "enable"), as in ROMIO. */
+void ferry_hints_derive(ferry_hints *h);
 /* Applies a `key value` hints file (the FERRY_HINTS_FILE format). */
 void ferry_hints_apply_file(ferry_hints *h, const char *path, ferry_hint_warnings *w);
 /* The effective value of one hint as get_info reports it; returns 1 if the

@@ -460,6 +460,7 @@ void ferry_hints_apply_env(ferry_hints *h, const char *filename, ferry_hint_warn
     const char *spec = getenv("FERRY_HINTS");
     if (spec && *spec)
         apply_patterns(h, "FERRY_HINTS", spec, filename ? filename : "", w, NULL);
+    ferry_hints_derive(h);
 }
 
 void ferry_hints_apply_env_comm(ferry_hints *h, const char *filename, MPI_Comm comm, ferry_hint_warnings *w)

@@ -58,7 +58,7 @@ const hint_def ferry_hint_table[] = {
     {"ferry_ds_threshold",       HK_SIZE,     OFF(ds_threshold),            18, 0, 1, 64 * KiB,          0,   TiB,           NULL, "auto sieves when the mean gap is below this"},
     {"ferry_forward_collectors", HK_INT,      OFF(forward_collectors),      19, 0, 1, 1,                 0,   1 << 20,       NULL, "forwarding: ranks per node that coalesce its records (0: none)"},
     {"ferry_forward_assign",     HK_FWDASSIGN, OFF(forward_assign),         20, 0, 1, FERRY_FWD_ROUTE_AWARE, 0, 0,         NULL, "forwarding gateways on FERRY_TOPOLOGY: route-aware|default|refined"},
-    {"ferry_forward_errors",     HK_FWDERR,   OFF(forward_errors),          21, 0, 0, FERRY_FWD_ERR_DEFERRED, 0, 0,        NULL, "forwarded write errors: deferred (next call, sync, close) or call (the write waits)"},
+    {"ferry_forward_errors",     HK_FWDERR,   OFF(forward_errors),          21, 0, 0, FERRY_FWD_ERR_CALL, 0, 0,            NULL, "forwarded write errors: call (the write waits for the forwarder) or deferred (write-behind: next call, sync, close)"},
     {"ferry_cache_coherent",     HK_TRI,      OFF(cache_coherent),          22, 0, 1, FERRY_TRI_AUTO,    0,   0,             NULL, "client caches coherent between processes: auto (detected), enable (vouched for), disable"},
 };
 /* clang-format on */

@@ -39,7 +39,7 @@ static int size_change(ferry_file *f, MPI_Offset size, int truncate, const char 
     }
     if (f->size > 1)
         MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
-    return err ? ferry_err_errno(err, truncate ? "set_size" : "preallocate") : MPI_SUCCESS;
+    return err ? ferry_err_errno(err, f->filename) : MPI_SUCCESS;
 }
 
 int ferry_file_set_size(ferry_file *f, MPI_Offset size)
@@ -60,7 +60,7 @@ int ferry_file_get_size(ferry_file *f, MPI_Offset *size)
         return fwd;
     int err = f->fd.drv->size(&f->fd, &s);
     if (err)
-        return ferry_err_errno(err, "get_size");
+        return ferry_err_errno(err, f->filename);
     *size = s;
     return MPI_SUCCESS;
 }
@@ -70,7 +70,7 @@ int ferry_file_sync(ferry_file *f)
     double t0 = ferry_now();
     int fwd = ferry_strategies.flush(f);
     int err = (f->amode & MPI_MODE_RDONLY) ? 0 : f->fd.drv->sync(&f->fd);
-    int code = ferry_agree(f, fwd ? fwd : err ? ferry_err_errno(err, "sync") : MPI_SUCCESS,
+    int code = ferry_agree(f, fwd ? fwd : err ? ferry_err_errno(err, f->filename) : MPI_SUCCESS,
                            "sync failed on another rank");
     ferry_stats_phase(&f->stats, FERRY_PHASE_SYNC, t0);
     return code;
@@ -86,6 +86,32 @@ int ferry_file_set_atomicity(ferry_file *f, int flag)
         return ferry_err(MPI_ERR_ARG, "set_atomicity was given different flags on different ranks");
     f->atomic = flag ? 1 : 0;
     return MPI_SUCCESS;
+}
+
+void ferry_file_hints_in_effect(const ferry_file *f, ferry_hints *out)
+{
+    *out = f->hints;
+    if (f->cb_nodes_used > 0 && out->cb_nodes != f->cb_nodes_used) {
+        char n[16];
+        snprintf(n, sizeof n, "%d", f->cb_nodes_used);
+        ferry_hints_set(out, "cb_nodes", n, NULL);
+    }
+    if (out->striping_factor > 0 && !ferry_fs_stripes(&f->fs))
+        ferry_hints_set(out, "striping_factor", "0", NULL);
+    if (out->direct_read)
+        ferry_hints_set(out, "direct_read", "false", NULL);
+    if (out->direct_write)
+        ferry_hints_set(out, "direct_write", "false", NULL);
+}
+
+int ferry_file_get_info(const ferry_file *f, MPI_Info *info)
+{
+    ferry_hints h;
+    ferry_file_hints_in_effect(f, &h);
+    int rc = ferry_hints_to_info(&h, info);
+    if (rc == MPI_SUCCESS && !ferry_fs_stripes(&f->fs))
+        MPI_Info_delete(*info, "striping_factor");
+    return rc;
 }
 
 int ferry_file_set_info(ferry_file *f, MPI_Info info)

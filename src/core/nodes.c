@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,15 @@ static int node_key(MPI_Comm comm, MPI_Comm *node_comm)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     int ppn = ferry_nodes_virtual_ppn();
+    /* an MPMD launch may set it on some ranks only: one way for all */
+    int v[2] = {ppn, -ppn}, r[2];
+    MPI_Allreduce(v, r, 2, MPI_INT, MPI_MAX, comm);
+    if (r[0] != -r[1]) {
+        static atomic_int warned;
+        if (rank == 0 && !atomic_exchange(&warned, 1))
+            fprintf(stderr, "ferry: warning: FERRY_RANKS_PER_NODE differs between ranks; nodes are the real hosts\n");
+        ppn = 0;
+    }
     if (ppn > 0)
         MPI_Comm_split(comm, wrank / ppn, rank, node_comm);
     else

@@ -21,11 +21,13 @@
 #include "core/errors.h"
 #include "core/file.h"
 #include "core/dups.h"
+#include "core/manage.h"
+#include "core/async.h"
+#include "core/finalize.h"
 #include "core/env_names.h"
 #include "core/nodes.h"
 #include "core/open_agree.h"
 #include "core/trace.h"
-#include "driver/faults.h"
 #include "core/strategies.h"
 
 #include <errno.h>
@@ -226,6 +228,12 @@ static int agree(ferry_file *f, MPI_Comm comm, int local_err, int flags, ferry_o
 {
     const char *why = NULL;
     int local = local_err != MPI_SUCCESS ? ferry_err_class(local_err) : ferry_amode_check(f->amode, &why);
+    char nodrv[300];
+    if (local == MPI_SUCCESS && !f->fd.drv) {
+        snprintf(nodrv, sizeof nodrv, "no driver for the file system of %.200s%s", f->filename,
+                 f->path == f->filename ? " (ROMIO_FSTYPE_FORCE)" : "");
+        local = MPI_ERR_IO, why = nodrv;
+    }
     ferry_open_mine m;
     memset(&m, 0, sizeof m);
     *err = 0;
@@ -243,6 +251,8 @@ static int agree(ferry_file *f, MPI_Comm comm, int local_err, int flags, ferry_o
     m.dup = ferry_dups_pick(f->dups);
     m.need_text = !ferry_hints_env_held();
     m.opened = *err ? ferry_errno_class(*err) : MPI_SUCCESS;
+    ferry_switches_local(&f->sw);
+    m.sw = f->sw;
     int rc = ferry_open_agree(comm, f->rank, &m, a);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -267,22 +277,41 @@ static void hints_settle(ferry_file *f, MPI_Info info, const ferry_open_agreed *
     } else if (a->hints_differ) {
         ferry_hints_agree(&f->hints, f->comm, w);
     }
-    warn_rank0(f, w);
-    ferry_env_compat_announce(stderr);
 }
+
+/* Hints ferry accepts but that have no effect on this file: said once at
+ * open (rank 0), and get_info reports them as they act. */
+static void warn_ignored(const ferry_file *f)
+{
+    if (f->rank != 0 || f->stats.quiet)
+        return;
+    if (f->hints.striping_factor > 0 && !ferry_fs_stripes(&f->fs))
+        fprintf(stderr, "ferry: warning: %s: hint striping_factor=%d ignored: %s does not stripe files\n",
+                f->filename, f->hints.striping_factor, f->fs.name[0] ? f->fs.name : "the file system");
+    if (f->hints.direct_read || f->hints.direct_write)
+        fprintf(stderr, "ferry: warning: %s: hint%s%s ignored: ferry does no O_DIRECT I/O (get_info says false)\n",
+                f->filename, f->hints.direct_read ? " direct_read" : "", f->hints.direct_write ? " direct_write" : "");
+}
+
+static void close_unclosed(void);
 
 static void display(const ferry_file *f)
 {
     if (f->rank != 0 || f->stats.quiet)
         return;
-    if (ferry_env_hints_display()) {
-        ferry_hints_display(&f->hints, f->filename, stderr);
+    if (f->sw.v[FERRY_SW_DISPLAY]) {
+        ferry_hints in_effect;
+        ferry_file_hints_in_effect(f, &in_effect);
+        ferry_hints_display(&in_effect, f->filename, stderr);
         char fs[256];
         ferry_fs_describe(&f->fs, fs, sizeof fs);
         fprintf(stderr, "  file system %s\n", fs);
     }
-    if (ferry_env_romio_print_hints())
-        ferry_hints_print_romio(&f->hints, f->filename, stdout);
+    if (f->sw.v[FERRY_SW_ROMIO_PRINT]) {
+        ferry_hints in_effect;
+        ferry_file_hints_in_effect(f, &in_effect);
+        ferry_hints_print_romio(&in_effect, f->filename, stdout);
+    }
 }
 
 int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err, int quiet,
@@ -293,10 +322,6 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     ferry_file *f = file_new(comm, filename, amode, quiet);
     if (!f)
         return ferry_err(MPI_ERR_NO_MEM, "out of memory opening a file");
-    int wrank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    ferry_fault_set_rank(wrank);
-
     ferry_env_check_once();
     if (local_err == MPI_SUCCESS && open_check)
         local_err = open_check();
@@ -310,6 +335,9 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     if (rc != MPI_SUCCESS)
         return open_fail(f, rc);
     hints_settle(f, info, &a, &w);
+    ferry_switches_settle(&f->sw, a.sw_max, a.sw_negmax, &w);
+    warn_rank0(f, &w);
+    ferry_env_compat_announce(stderr);
 
     ferry_open_facts facts = a.facts;
     int maxcls = a.opened;
@@ -325,13 +353,15 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
         maxcls = ferry_shfp_create(f, facts.size, a.pool);
     }
     if (maxcls != MPI_SUCCESS)
-        return open_fail(f, err ? ferry_err_errno(err, "open") : ferry_err(maxcls, "open failed on another rank"));
+        return open_fail(f, err ? ferry_err_errno(err, f->filename) : ferry_err(maxcls, "open failed on another rank"));
     if (ferry_handles_add(f) < 0) {
         ferry_shfp_free(f, 0);
         return open_fail(f, ferry_err(MPI_ERR_NO_MEM, "out of memory registering a file handle"));
     }
+    ferry_at_finalize_first(close_unclosed);
     facts_apply(f, &facts);
     ferry_strategies.open(f);
+    warn_ignored(f);
     display(f);
     ferry_stats_phase(&f->stats, FERRY_PHASE_OPEN, t0);
     *out = f;
@@ -355,18 +385,51 @@ int ferry_file_close(ferry_file *f)
         f->fd.drv->remove(f->path);
     ferry_stats_phase(&f->stats, FERRY_PHASE_CLOSE, t0);
     ferry_trace_flush(f->stats.sys_write_bytes, f->stats.sys_writes);
-    if (ferry_stats_enabled()) {
+    if (f->sw.v[FERRY_SW_STATS] || f->sw.v[FERRY_SW_TIMERS] || f->sw.v[FERRY_SW_JSON]) {
         char hj[8192];
         if (ferry_hints_to_json(&f->hints, hj, sizeof hj) < 0)
             hj[0] = 0;
-        ferry_stats_report(&f->stats, f->comm, f->filename, hj[0] ? hj : NULL, ferry_nodes_count(f->comm));
+        ferry_stats_report(&f->stats, f->comm, f->filename, hj[0] ? hj : NULL, ferry_nodes_count(f->comm), &f->sw);
     }
+    int code = maxcls == MPI_SUCCESS ? MPI_SUCCESS
+             : err ? ferry_err_errno(err, f->filename)
+             : fwd ? fwd : ferry_err(maxcls, "close failed on another rank");
     ferry_handles_remove(f);
     f->magic = 0;
     file_free(f);
-    if (maxcls == MPI_SUCCESS)
-        return MPI_SUCCESS;
-    return err ? ferry_err_errno(err, "close") : fwd ? fwd : ferry_err(maxcls, "close failed on another rank");
+    return code;
+}
+
+
+/* Files left open at MPI_Finalize (erroneous, but it happens): ferry closes
+ * them there, before any of its caches goes, in the order each process
+ * opened them (opens are collective, so the ranks of every file meet its
+ * close in the same order). Their data is flushed as a close would, their
+ * statistics and JSON record are written, and rank 0 of each names the file
+ * in a warning. A close that fails is printed: no call is left to return it. */
+static void close_unclosed(void)
+{
+    ferry_file **v = NULL;
+    int n = ferry_handles_live(&v);
+    for (int i = 0; i < n; i++) {
+        ferry_file *f = v[i];
+        int rank = f->rank;
+        char name[512];
+        snprintf(name, sizeof name, "%s", f->filename);
+        if (rank == 0 && !f->stats.quiet)
+            fprintf(stderr, "ferry: warning: %s: not closed before MPI_Finalize; ferry closes it there\n", name);
+        ferry_async_drain(f);
+        ferry_async_stop(f);
+        int rc = ferry_file_close(f);
+        if (rc != MPI_SUCCESS) {
+            char text[MPI_MAX_ERROR_STRING];
+            int len = 0;
+            if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+                snprintf(text, sizeof text, "error %d", rc);
+            fprintf(stderr, "ferry: error: rank %d: closing \"%s\" at MPI_Finalize failed: %s\n", rank, name, text);
+        }
+    }
+    free(v);
 }
 
 int ferry_file_delete(const char *filename, MPI_Info info)
@@ -374,6 +437,8 @@ int ferry_file_delete(const char *filename, MPI_Info info)
     (void)info;
     const char *path;
     const ferry_driver *drv = ferry_driver_for(filename, &path);
+    if (!drv)
+        return ferry_err(MPI_ERR_IO, "no driver for the file system of the name's prefix");
     int err = drv->remove(path);
-    return err ? ferry_err_errno(err, "delete") : MPI_SUCCESS;
+    return err ? ferry_err_errno(err, filename) : MPI_SUCCESS;
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 enum { AG_ERR, AG_AMODE, AG_NAMODE, AG_DIGEST, AG_NDIGEST, AG_POOL, AG_NPOOL, AG_NAME, AG_NNAME,
-       AG_DUP, AG_NDUP, AG_TEXT, AG_OPENED, AG_N };
+       AG_DUP, AG_NDUP, AG_TEXT, AG_OPENED, AG_SW, AG_NSW = AG_SW + FERRY_SW_COUNT, AG_N = AG_NSW + FERRY_SW_COUNT };
 #define FACT_WORDS ((sizeof(ferry_open_facts) + 3) / 4)
 
 /* FNV-1a of the file name, shortened so its negation is representable. */
@@ -26,9 +26,13 @@ int ferry_open_agree(MPI_Comm comm, int rank, const ferry_open_mine *m, ferry_op
     int64_t nh = name_hash(m->name);
     int64_t d = (int64_t)(m->digest >> 2); /* keep -d representable */
     int64_t v[AG_N + FACT_WORDS], r[AG_N + FACT_WORDS];
-    int64_t head[AG_N] = {m->err, m->amode, -(int64_t)m->amode, d, -d, m->pool, -m->pool, nh, -nh,
+    int64_t head[AG_SW] = {m->err, m->amode, -(int64_t)m->amode, d, -d, m->pool, -m->pool, nh, -nh,
                           m->dup, -(int64_t)m->dup, m->need_text, m->opened};
     memcpy(v, head, sizeof head);
+    for (int i = 0; i < FERRY_SW_COUNT; i++) {
+        v[AG_SW + i] = m->sw.v[i];
+        v[AG_NSW + i] = -m->sw.v[i];
+    }
     uint32_t words[FACT_WORDS];
     memset(words, 0, sizeof words);
     if (rank == 0)
@@ -46,6 +50,8 @@ int ferry_open_agree(MPI_Comm comm, int rank, const ferry_open_mine *m, ferry_op
     a->dup = r[AG_DUP] == -r[AG_NDUP] ? (int)r[AG_DUP] : -1;
     a->need_text = r[AG_TEXT] != 0;
     a->opened = (int)r[AG_OPENED];
+    memcpy(a->sw_max, r + AG_SW, sizeof a->sw_max);
+    memcpy(a->sw_negmax, r + AG_NSW, sizeof a->sw_negmax);
     for (size_t i = 0; i < FACT_WORDS; i++)
         words[i] = (uint32_t)r[AG_N + i];
     memcpy(&a->facts, words, sizeof a->facts);

@@ -4,11 +4,12 @@
  * communicator and shared-pointer slot the file takes, whether every rank
  * already holds the hint files' text, how the open itself went, and rank
  * 0's facts (the file system, an appended file's size), which the others
- * take as theirs. An open of an existing file needs nothing more.
+ * take as theirs, and the environment switches (switches.h). An open of an existing file needs nothing more.
  */
 #ifndef FERRY_CORE_OPEN_AGREE_H
 #define FERRY_CORE_OPEN_AGREE_H
 
+#include "core/switches.h"
 #include "driver/fsinfo.h"
 
 #include <mpi.h>
@@ -31,6 +32,7 @@ typedef struct {
     int need_text;     /* the hint files' text is not held yet */
     int opened;        /* error class of this rank's open, if it opened already */
     ferry_open_facts facts; /* rank 0's count */
+    ferry_switches sw; /* this process's environment switches (switches.h) */
 } ferry_open_mine;
 
 typedef struct {
@@ -41,6 +43,7 @@ typedef struct {
     int64_t pool;      /* the agreed pool state, -2 when the ranks' differ */
     int dup;           /* the agreed communicator entry, -1 when the ranks' differ */
     ferry_open_facts facts;
+    int64_t sw_max[FERRY_SW_COUNT], sw_negmax[FERRY_SW_COUNT]; /* for ferry_switches_settle */
 } ferry_open_agreed;
 
 /* Collective over comm (the program's communicator). */

@@ -7,7 +7,7 @@ int ferry_view_eof_offset(ferry_file *f, int64_t *off)
     int64_t size = 0;
     int err = f->fd.drv->size(&f->fd, &size);
     if (err)
-        return ferry_err_errno(err, "size");
+        return ferry_err_errno(err, f->filename);
     const ferry_view *v = &f->view;
     if (size <= v->disp || v->ft->size == 0) {
         *off = 0;

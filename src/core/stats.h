@@ -63,11 +63,14 @@ double ferry_now(void);
 double ferry_stats_phase(ferry_stats *s, ferry_phase p, double t0);
 void ferry_stats_strategy(ferry_stats *s, ferry_kind k, const char *strategy, const char *reason);
 
+struct ferry_switches;
 /* Collective over comm: reduces every rank's stats; rank 0 prints/appends
- * according to FERRY_STATS, FERRY_TIMERS and FERRY_STATS_JSON.
+ * according to FERRY_STATS, FERRY_TIMERS and FERRY_STATS_JSON as the ranks
+ * agreed them (`sw`, core/switches.h; NULL: this process's environment, which
+ * must then be alike on every rank). Does nothing when all three are off.
  * `hints_json` is the hints in effect as a JSON object (may be NULL). */
 void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filename,
-                        const char *hints_json, int nodes);
+                        const char *hints_json, int nodes, const struct ferry_switches *sw);
 
 /* A switch: ferry's variable, else the other MPI-IO's (Cray's MPICH_MPIIO_*,
  * ROMIO's); "", "0", "no", "false", "off" -> 0, a number -> that number

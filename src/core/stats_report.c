@@ -18,6 +18,7 @@
 #include "core/stats_internal.h"
 #include "core/version.h"
 #include "util/plural.h"
+#include "core/switches.h"
 
 /* ---- a growable string ---- */
 
@@ -392,14 +393,17 @@ static void append_rank_csv(const ferry_stats *s, const char *filename, int rank
 #define TAG_STRATEGY 0x4645 /* the comm is ferry's private duplicate */
 
 void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filename,
-                        const char *hints_json, int nodes)
+                        const char *hints_json, int nodes, const ferry_switches *sw)
 {
-    if (!s || comm == MPI_COMM_NULL || !ferry_stats_enabled())
+    int want_stats = sw ? (int)sw->v[FERRY_SW_STATS] : ferry_env_stats();
+    int want_timers = sw ? (int)sw->v[FERRY_SW_TIMERS] : ferry_env_timers();
+    const char *path = sw && !sw->v[FERRY_SW_JSON] ? NULL : ferry_env_stats_json();
+    if (!s || comm == MPI_COMM_NULL || !(want_stats || want_timers || path))
         return;
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    if (ferry_env_stats() >= 2 && !s->quiet)
+    if (want_stats >= 2 && !s->quiet)
         append_rank_csv(s, filename, size);
 
     /* max of t and of -t (= -min) per phase, and of -rank per kind (=
@@ -471,11 +475,10 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
         t.tavg[p] = tsum[p] / size;
     }
 
-    if (ferry_env_stats())
+    if (want_stats)
         ferry_stats_print_table(&t, filename, stderr);
-    if (ferry_env_timers())
+    if (want_timers)
         ferry_stats_print_timers(&t, filename, stderr);
-    const char *path = ferry_env_stats_json();
     if (path) {
         char *line = ferry_stats_json_record(&t, filename, hints_json, (long long)time(NULL));
         int rc = line ? ferry_stats_append(path, line) : -12;

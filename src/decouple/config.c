@@ -9,6 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#ifdef FERRY_FAULTS
+/* FERRY_DECOUPLE_FAULT=die:RANK:N (test library only): that world rank's
+ * data process exits at once on its N-th incoming request. */
+static int die_rank = -1;
+static long die_after, requests;
+
+static void die_on_request(int wrank)
+{
+    if (wrank == die_rank && ++requests >= die_after) {
+        fprintf(stderr, "ferry: data process %d: FERRY_DECOUPLE_FAULT: dying now\n", wrank);
+        _exit(3);
+    }
+}
+#endif
 
 /* One line from world rank 0 (every rank reads the same environment). */
 static void warn_once(const char *name, const char *value, const char *why, const char *instead)
@@ -88,13 +104,13 @@ const dc_config *dc_cfg(void)
     if (c.message > (1 << 30))
         c.message = 1 << 30; /* one message stays far below MPI's int count */
     c.window = env_size("FERRY_DECOUPLE_WINDOW", (int64_t)256 << 20, 0);
-    c.die_rank = -1;
 #ifdef FERRY_FAULTS
     const char *f = getenv("FERRY_DECOUPLE_FAULT");
     if (f && !strncmp(f, "die:", 4)) {
         char *end;
-        c.die_rank = (int)strtol(f + 4, &end, 10);
-        c.die_after = *end == ':' ? strtol(end + 1, NULL, 10) : 1;
+        die_rank = (int)strtol(f + 4, &end, 10);
+        die_after = *end == ':' ? strtol(end + 1, NULL, 10) : 1;
+        c.on_request = die_on_request;
     }
 #endif
     return &c;

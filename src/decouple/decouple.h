@@ -37,8 +37,9 @@ typedef struct dc_config {
     int64_t split;        /* FERRY_DECOUPLE_SPLIT: reads this large are shared by every data process */
     int64_t message;      /* FERRY_DECOUPLE_MESSAGE: written bytes per message */
     int64_t window;       /* FERRY_DECOUPLE_WINDOW: written bytes in flight / queued per process */
-    int die_rank;         /* FERRY_DECOUPLE_FAULT=die:RANK:N (test builds): that world rank */
-    long die_after;       /*   exits at once on its N-th incoming request */
+    /* called with the world rank on every request a data process takes;
+     * NULL but in the test library (config.c: FERRY_DECOUPLE_FAULT) */
+    void (*on_request)(int wrank);
 } dc_config;
 const dc_config *dc_cfg(void);
 double dc_now(void);

@@ -47,7 +47,7 @@ int dc_err_remote(int cls, const char *text, int len)
             return ferry_err(cls, texts[i]);
     if (n == MAX_TEXTS)
         return ferry_err(cls, "a data process reported an error");
-    texts[n] = strdup(buf); /* lives for the run: ferry_err keeps the pointer */
+    texts[n] = strdup(buf); /* at most MAX_TEXTS codes for texts from elsewhere */
     if (!texts[n])
         return cls;
     return ferry_err(cls, texts[n++]);

@@ -10,6 +10,7 @@
 #include "core/errors.h"
 #include "core/file.h"
 #include "core/finalize.h"
+#include "core/mpi_lib.h"
 #include "decouple/decouple.h"
 #include "strategy/forward.h"
 
@@ -87,6 +88,7 @@ static int init_thread(int *argc, char ***argv, int required, int *provided)
 
 FERRY_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
+    ferry_mpi_lib_check(); /* the wrong build stops here, with one line */
     int want = ferry_forward_thread_level(MPI_THREAD_SINGLE), provided, rc;
     init_fn tool = (init_fn)ferry_chain_resolve("MPI_Init", 1, &init_slot);
     if (want > MPI_THREAD_SINGLE)
@@ -100,6 +102,7 @@ FERRY_PUBLIC int MPI_Init(int *argc, char ***argv)
 
 FERRY_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    ferry_mpi_lib_check();
     int rc = init_thread(argc, argv, ferry_forward_thread_level(required), provided);
     if (rc == MPI_SUCCESS)
         after_init();

@@ -24,15 +24,6 @@
 
 static char empty[1];
 
-static void fault_hook(dc_server *S)
-{
-    const dc_config *c = dc_cfg();
-    if (c->die_rank == dc_w.wrank && ++S->requests >= c->die_after) {
-        fprintf(stderr, "ferry: data process %d: FERRY_DECOUPLE_FAULT: dying now\n", dc_w.wrank);
-        _exit(3);
-    }
-}
-
 static void enqueue(dc_queue *q, dc_job *j)
 {
     if (q->tail)
@@ -74,7 +65,8 @@ static int take(dc_server *S, MPI_Comm comm, int tag, dc_queue *queues, int peer
         S->peer_last[j->src] = dc_now();
     else
         S->queued += n;
-    fault_hook(S);
+    if (dc_cfg()->on_request)
+        dc_cfg()->on_request(dc_w.wrank);
     return 1;
 }
 

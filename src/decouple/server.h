@@ -78,7 +78,6 @@ typedef struct dc_server {
         char *buf;
     } *outs;
     int nouts, capouts;
-    long requests;            /* incoming requests, for the fault hook */
 } dc_server;
 
 /* server_out.c: sends take buf (malloc'd); the loop reaps finished ones (1

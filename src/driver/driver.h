@@ -41,8 +41,9 @@ typedef struct ferry_driver {
 } ferry_driver;
 
 const ferry_driver *ferry_driver_posix(void);
-/* The driver for a path: honours "ufs:"-style prefixes and returns the path
- * with the prefix stripped. */
+/* The driver for a path: honours "ufs:"-style prefixes (and
+ * ROMIO_FSTYPE_FORCE) and returns the path with the prefix stripped; NULL
+ * when the prefix names a file system ferry has no driver for. */
 const ferry_driver *ferry_driver_for(const char *path, const char **stripped);
 
 #endif

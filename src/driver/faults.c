@@ -6,20 +6,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fault_rank = -1;
+#ifndef FERRY_FAULTS
+#error "faults.c belongs to the test library only (src/driver/CMakeLists.txt)"
+#endif
 
-void ferry_fault_set_rank(int world_rank)
+/* This process's world rank as its launcher set it (Open MPI, Hydra, PMIx);
+ * -1 when none says, and then only rank=-1 specs match. The driver knows
+ * nothing of MPI, and the hook needs no MPI call. */
+static int launcher_rank(void)
 {
-    fault_rank = world_rank;
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return -1;
 }
-
-#ifdef FERRY_FAULTS
 
 enum { OP_READ = 1, OP_WRITE = 2 };
 enum { ERR_EIO = 1, ERR_ENOSPC, ERR_EINTR, ERR_SHORT };
 
 static struct {
-    int parsed, active, ops, rank, err;
+    int parsed, active, ops, rank, me, err;
     long nth, times;
     long seen[3];
 } spec;
@@ -27,6 +36,7 @@ static struct {
 static void parse(void)
 {
     spec.parsed = 1;
+    spec.me = launcher_rank();
     const char *env = getenv("FERRY_FAULT");
     if (!env || !*env)
         return;
@@ -63,7 +73,7 @@ static int should_fail(int op)
 {
     if (!spec.parsed)
         parse();
-    if (!spec.active || !(spec.ops & op) || (spec.rank >= 0 && spec.rank != fault_rank))
+    if (!spec.active || !(spec.ops & op) || (spec.rank >= 0 && spec.rank != spec.me))
         return 0;
     long n = ++spec.seen[op];
     if (n < spec.nth || (spec.times > 0 && n >= spec.nth + spec.times))
@@ -112,5 +122,3 @@ ssize_t ferry_fault_pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
         return pwrite(fd, iov[0].iov_base, iov[0].iov_len / 2, off);
     return f ? inject(f, iov[0].iov_len) : pwritev(fd, iov, cnt, off);
 }
-
-#endif

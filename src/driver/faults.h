@@ -1,10 +1,12 @@
 /*
- * Test-only fault injection at the system-call boundary. With FERRY_FAULTS
- * compiled in, FERRY_FAULT makes chosen calls fail so tests can prove that
- * every strategy retries what is retryable and reports what is not.
+ * Test-only fault injection at the system-call boundary. Only the test
+ * library (build/<mpi>/lib/faults/libferry.so, compiled with FERRY_FAULTS)
+ * has it: there FERRY_FAULT makes chosen calls fail so tests can prove that
+ * every strategy retries what is retryable and reports what is not. The
+ * product library makes the plain system calls and ignores FERRY_FAULT.
  *
  *   FERRY_FAULT="op=write,rank=1,nth=3,err=EIO[,times=1]"
- *   op: read | write | any;  rank: world rank or -1 for all;
+ *   op: read | write | any;  rank: world rank (as the launcher sets it) or -1 for all;
  *   nth: the first failing call (1-based, counted per op on that rank);
  *   err: EIO | ENOSPC | EINTR | SHORT;  times: how many calls fail (default 1,
  *   0 = every call from nth on).
@@ -15,8 +17,6 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-void ferry_fault_set_rank(int world_rank);
 
 #ifdef FERRY_FAULTS
 ssize_t ferry_fault_pread(int fd, void *buf, size_t n, off_t off);

@@ -397,6 +397,8 @@ int ferry_fs_probe(const char *path, ferry_fs_info *out)
 
 void ferry_fs_apply_hints(ferry_fs_info *fs, int64_t striping_unit, int striping_factor)
 {
+    if (!ferry_fs_stripes(fs))
+        striping_factor = 0; /* one disk, one server: nothing to stripe over */
     if (fs->stripe_src == FERRY_STRIPE_FS && fs->stripe_unit > 0)
         return;
     if (striping_unit > 0) {

@@ -64,7 +64,14 @@ typedef struct ferry_fs_info {
  * nor its directory could be examined. */
 int ferry_fs_probe(const char *path, ferry_fs_info *out);
 
-/* Fills the stripe facts from the hints where the file system told nothing. */
+/* 1 when the file system spreads a file over servers (or nothing is known
+ * of it): where a stripe count (striping_factor) means something. */
+static inline int ferry_fs_stripes(const ferry_fs_info *fs)
+{
+    return fs->fs_class == FERRY_FS_CLASS_PARALLEL || fs->fs_class == FERRY_FS_CLASS_UNKNOWN;
+}
+/* Fills the stripe facts from the hints where the file system told nothing
+ * (the count only where ferry_fs_stripes). */
 void ferry_fs_apply_hints(ferry_fs_info *fs, int64_t striping_unit, int striping_factor);
 
 /* What somebody who knows the mount says of its client caches, over what

@@ -27,8 +27,8 @@ ferry_stripes ferry_stripes_of(const ferry_file *f)
         st.unit = fs->stripe_unit;
     if (f->hints.striping_unit > 0 && fs->stripe_src != FERRY_STRIPE_FS)
         st.unit = f->hints.striping_unit;
-    st.count = f->hints.striping_factor > 0 ? f->hints.striping_factor
-                                            : fs->stripe_src != FERRY_STRIPE_NONE ? fs->stripe_count : 0;
+    st.count = f->hints.striping_factor > 0 && ferry_fs_stripes(fs) ? f->hints.striping_factor
+             : fs->stripe_src != FERRY_STRIPE_NONE ? fs->stripe_count : 0;
     return st;
 }
 
@@ -164,13 +164,8 @@ int64_t ferry_domains_file(const ferry_domains *d, int agg, int64_t local, int64
 void ferry_aggs_display(const ferry_file *f, const ferry_aggs *a, const ferry_nodes *nodes,
                         const ferry_domains *d, const char *why)
 {
-    static int wanted = -1;
-    if (wanted < 0) {
-        const char *e = ferry_env_either("FERRY_AGGREGATOR_DISPLAY", "MPICH_MPIIO_AGGREGATOR_PLACEMENT_DISPLAY");
-        wanted = e && atoi(e) > 0;
-    }
     /* once per file and strategy: the placement of a repeated pattern repeats */
-    if (!wanted || f->rank != 0 || strstr(f->coll_shown, why))
+    if (!f->sw.v[FERRY_SW_AGGDISPLAY] || f->rank != 0 || strstr(f->coll_shown, why))
         return;
     strncat(((ferry_file *)f)->coll_shown, why, sizeof f->coll_shown - strlen(f->coll_shown) - 1);
     fprintf(stderr, "ferry: aggregators for \"%s\" (%s): %d of %d rank%s on %d node%s\n", f->filename, why,

@@ -96,7 +96,7 @@ static int flush_for_others(ferry_file *f, int wrote)
 {
     double t0 = ferry_now();
     int err = wrote ? f->fd.drv->sync(&f->fd) : 0;
-    int code = err ? ferry_err_errno(err, "flushing a collective write for the other ranks") : MPI_SUCCESS;
+    int code = err ? ferry_err_errno(err, f->filename) : MPI_SUCCESS;
     int in = ferry_err_class(code), out = in;
     if (f->size > 1)
         MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, f->comm);

@@ -59,7 +59,7 @@ int ferry_strategy_direct(ferry_file *f, const ferry_xfer *x, int64_t *done)
                                   : f->fd.drv->preadv(&f->fd, iov, n, foff);
         ferry_stats_phase(&f->stats, phase, t0);
         if (got < 0) {
-            code = ferry_err_errno((int)-got, x->is_write ? "write" : "read");
+            code = ferry_err_errno((int)-got, f->filename);
             break;
         }
         if (x->is_write) {

@@ -49,7 +49,7 @@ static fwd_entry *find(const ferry_file *f)
 static void note_err(ferry_fwd *w, int64_t err)
 {
     if (err && !w->err)
-        w->err = ferry_err_errno((int)err, "forwarded I/O");
+        w->err = ferry_err_errno((int)err, w->f->filename);
 }
 
 /* Receives one control message from the forwarder; blocking or not. Returns
@@ -218,7 +218,7 @@ static int fwd_read(ferry_fwd *w, const ferry_xfer *x, const int64_t *pc, int64_
         i += k;
         char *msg = ctrl_wait(w, FWD_REPLY, h);
         if (!stopped && h[1])
-            code = ferry_err_errno((int)h[1], "forwarded read");
+            code = ferry_err_errno((int)h[1], w->f->filename);
         if (!stopped && msg) {
             const char *src = msg + FWD_CTRL * sizeof(int64_t);
             for (int64_t left = h[2]; left > 0;) {
@@ -367,6 +367,7 @@ static fwd_chan *chan_create(ferry_file *f, const char **why)
     w->me = f->rank, w->size = f->size;
     c->collectors = f->hints.forward_collectors;
     c->assign = f->hints.forward_assign;
+    w->use_machine = f->sw.v[FERRY_SW_TOPOLOGY] != 0;
     pthread_mutex_init(&c->lock, NULL); /* before the thread can use it */
     MPI_Comm_dup(f->comm, &w->comm);
     int rc = ferry_fwd_plan(w, c->collectors, c->assign);
@@ -598,7 +599,9 @@ void ferry_forward_open(ferry_file *f)
             snprintf(w->why, sizeof w->why, "%s", r->why);
             w->write_on = f->hints.ind_write_strategy == FERRY_IND_FORWARD;
             w->read_on = f->hints.ind_read_strategy == FERRY_IND_FORWARD;
-            ferry_at_finalize(shut_all);
+            /* before the close of files left open (core/open.c), which must
+             * find no serving thread in MPI (MPICH) */
+            ferry_at_finalize_first(shut_all);
         }
     }
     e->f = f;

@@ -4,14 +4,16 @@
  * data to a forwarder rank on its assigned gateway node, optionally through
  * collector ranks of its own node that coalesce what their node mates send.
  * The forwarder writes every block at its owner's offset, so the layout is
- * the one direct I/O gives. Writes return once the data is copied out of the
- * caller's buffer; reads wait for the data; sync, close, collective calls and
- * size changes first flush what this rank has in flight.
+ * the one direct I/O gives. A write returns once the forwarder has written it
+ * and acknowledged (ferry_forward_errors=call, the default: a failure is the
+ * call's), or, with ferry_forward_errors=deferred, once the data is copied
+ * out of the caller's buffer (a failure then reaches the owner at its next
+ * forwarded call, sync or close). Reads wait for the data; sync, close,
+ * collective calls and size changes first flush what this rank has in flight.
  *
  * Forwarders and collectors serve from a progress thread on a private
  * communicator, which needs MPI_THREAD_MULTIPLE; without it the file uses the
- * direct path and the statistics say why. An error on the forwarder reaches
- * the owner of the data at its next forwarded call, sync or close.
+ * direct path and the statistics say why.
  */
 #ifndef FERRY_STRATEGY_FORWARD_H
 #define FERRY_STRATEGY_FORWARD_H

@@ -59,6 +59,7 @@ typedef struct ferry_fwd {
     int *fwd_of;           /* rank -> its forwarder */
     int first_hop;         /* where this rank's records go: its collector or forwarder */
     int nforwarders, ncollect;
+    int use_machine;       /* the ranks agreed on FERRY_TOPOLOGY (core/switches.h) */
     int write_on, read_on;
     char why[FERRY_REASON_LEN];
     /* sender side (the caller's thread) */

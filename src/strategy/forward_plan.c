@@ -37,7 +37,7 @@ static const ferry_topo_machine *model_of(ferry_fwd *w, const ferry_nodes *nodes
     *own = NULL;
     *routed = 0;
     int *rank_node = malloc((size_t)P * sizeof *rank_node);
-    const ferry_topo_machine *m = ferry_machine();
+    const ferry_topo_machine *m = w->use_machine ? ferry_machine() : NULL;
     if (m && rank_node && ferry_machine_comm_nodes(w->comm, rank_node) == 0) {
         for (int k = 0; k < nn; k++)
             mn[k] = rank_node[leader[k]];

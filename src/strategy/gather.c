@@ -124,7 +124,7 @@ static int run_batches(ferry_file *f, gather_bufs *b, ferry_mem_walk *mw, int is
         int64_t r = is_write ? f->fd.drv->pwritev(&f->fd, b->iov, n, off) : f->fd.drv->preadv(&f->fd, b->iov, n, off);
         ferry_stats_phase(&f->stats, phase, t0);
         if (r < 0)
-            return ferry_err_errno((int)-r, is_write ? "write" : "read");
+            return ferry_err_errno((int)-r, f->filename);
         if (is_write) {
             f->stats.sys_writes++;
             f->stats.sys_write_bytes += r;

@@ -153,7 +153,7 @@ int ferry_strategy_independent(ferry_file *f, const ferry_xfer *x, int collectiv
     if (lock) {
         int rc = f->fd.drv->lock(&f->fd, lo, hi - lo, exclusive);
         if (rc < 0)
-            return ferry_err_errno(-rc, "lock");
+            return ferry_err_errno(-rc, f->filename);
     }
     int code;
     if (sieve)

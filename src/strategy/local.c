@@ -330,7 +330,7 @@ int ferry_local(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, cons
     free(counts);
     free(displs);
     if (err)
-        return ferry_err_errno(-err, x->is_write ? "local aggregation write" : "local aggregation read");
+        return ferry_err_errno(-err, f->filename);
     if (x->is_write) {
         *done = runs->bytes;
     } else {

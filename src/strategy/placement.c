@@ -11,7 +11,7 @@
 int ferry_aggs_place_topology(const ferry_file *f, const ferry_nodes *nodes, const ferry_domains *d,
                               const double *my_bytes, ferry_aggs *aggs)
 {
-    const ferry_topo_machine *m = ferry_machine();
+    const ferry_topo_machine *m = ferry_machine_agreed(&f->sw);
     if (!m)
         return MPI_SUCCESS;
     int nn = nodes->nnodes, nd = d->n, P = f->size;

@@ -133,7 +133,7 @@ static int scatter_read(ferry_file *f, const ferry_xfer *x, int64_t cap, int64_t
         int64_t got = f->fd.drv->preadv(&f->fd, iov, n, ws);
         ferry_stats_phase(&f->stats, FERRY_PHASE_READ, t0);
         if (got < 0) {
-            code = ferry_err_errno((int)-got, "read");
+            code = ferry_err_errno((int)-got, f->filename);
             break;
         }
         f->stats.sys_reads++;
@@ -197,7 +197,7 @@ int ferry_sieve_read(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi,
             wl = hi > off + len ? min64(cap, hi - off) : len;
             avail = sieve_pread(f, buf, wl, ws);
             if (avail < 0) {
-                code = ferry_err_errno((int)-avail, "read");
+                code = ferry_err_errno((int)-avail, f->filename);
                 break;
             }
         }
@@ -240,7 +240,7 @@ static int lock_range(ferry_file *f, int held, int64_t off, int64_t len)
     if (held)
         return MPI_SUCCESS;
     int rc = f->fd.drv->lock(&f->fd, off, len, 1);
-    return rc < 0 ? ferry_err_errno(-rc, "lock") : MPI_SUCCESS;
+    return rc < 0 ? ferry_err_errno(-rc, f->filename) : MPI_SUCCESS;
 }
 
 static void unlock_range(ferry_file *f, int held, int64_t off, int64_t len)
@@ -266,7 +266,7 @@ static int write_runs_only(ferry_file *f, ferry_runs *rs, ferry_mem_walk *mw, ch
             int64_t put = f->fd.drv->pwrite(&f->fd, buf + (seg - ws), seg_end - seg, seg);
             ferry_stats_phase(&f->stats, FERRY_PHASE_WRITE, t0);
             if (put < 0) {
-                code = ferry_err_errno((int)-put, "write");
+                code = ferry_err_errno((int)-put, f->filename);
                 break;
             }
             f->stats.sys_writes++;
@@ -306,7 +306,7 @@ static int write_window(ferry_file *f, ferry_runs *rs, ferry_mem_walk *mw, char 
         int64_t got = sieve_pread(f, buf, wl, ws);
         if (got < 0) {
             unlock_range(f, held, ws, wl);
-            return ferry_err_errno((int)-got, "read");
+            return ferry_err_errno((int)-got, f->filename);
         }
         /* past end of file the holes read as zeros, and so must what we write there */
         if (got < wl)
@@ -327,7 +327,7 @@ static int write_window(ferry_file *f, ferry_runs *rs, ferry_mem_walk *mw, char 
     ferry_stats_phase(&f->stats, FERRY_PHASE_WRITE, t0);
     unlock_range(f, held, ws, wl);
     if (put < 0)
-        return ferry_err_errno((int)-put, "write");
+        return ferry_err_errno((int)-put, f->filename);
     f->stats.sys_writes++;
     f->stats.sys_write_bytes += put;
     f->stats.sieve_writes++;

@@ -496,7 +496,7 @@ int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, c
     double t0 = ferry_now();
     int code = ferry_tp_plan_make(f, x, runs, pat, nodes, memo, &plan);
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
-    int topo = f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine();
+    int topo = f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine_agreed(&f->sw);
     ferry_aggs_display(f, &plan.aggs, nodes, &plan.d, topo ? "two-phase, topology placement" : "two-phase");
     MPI_Request *reqs = NULL;
     int nreq = 0;
@@ -526,6 +526,6 @@ int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, c
     free(reqs);
     ferry_tp_plan_free(&plan);
     if (code == MPI_SUCCESS && err)
-        code = ferry_err_errno(-err, x->is_write ? "collective write" : "collective read");
+        code = ferry_err_errno(-err, f->filename);
     return code;
 }

@@ -217,6 +217,7 @@ int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *run
     int rc = ferry_aggs_choose(&f->hints, st.count, nodes, f->size, f->rank, &plan->aggs);
     if (rc != MPI_SUCCESS)
         return rc;
+    f->cb_nodes_used = plan->aggs.n; /* what cb_nodes reports (get_info) */
     ferry_domains_make(&plan->d, pat->lo, pat->hi, plan->aggs.n, st, MIN_DOMAIN);
     int64_t b = f->hints.cb_buffer_size;
     if (b > MAX_ROUND)
@@ -226,7 +227,7 @@ int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *run
     plan->round_bytes = b > 0 ? b : 1;
     plan->out = calloc((size_t)plan->d.n, sizeof *plan->out);
     int local = plan->out && cut(plan, x, runs) == 0 ? 0 : -1;
-    if (f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine()) {
+    if (f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine_agreed(&f->sw)) {
         double *mine = calloc((size_t)plan->d.n, sizeof *mine);
         for (int a = 0; mine && plan->out && a < plan->d.n; a++)
             for (int64_t i = 0; i < plan->out[a].n; i++)
@@ -239,7 +240,7 @@ int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *run
     }
     /* the exchange runs even after a local failure, so no rank waits forever;
      * every rank decides alike whether the last call's counts hold */
-    int topo = f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine();
+    int topo = f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine_agreed(&f->sw);
     int repeat = memo && memo->valid && pat->repeats && !topo && same_domains(&plan->d, memo, pat->shift);
     int ex;
     if (repeat) {

@@ -1,11 +1,54 @@
 /*
- * A forwarder whose writes fail (FERRY_FAULT on its rank): the owners of the
- * data learn it as MPI_ERR_IO, once, at their next forwarded call, at sync, or
- * at close when they never sync (sync and close then fail on every rank), and
- * nothing hangs. Which call reports it depends on when the error arrives. Run under
- * ferry with forwarded reads and writes only.
+ * A forwarder whose writes fail (FERRY_FAULT on its rank), run under ferry
+ * with forwarded reads and writes only; nothing may hang.
+ *
+ * ferry_forward_errors=deferred (T_DEFERRED=1): the owners of the data learn
+ * it as MPI_ERR_IO, once, at their next forwarded call, at sync, or at close
+ * when they never sync (sync and close then fail on every rank). Which call
+ * reports it depends on when the error arrives.
+ *
+ * The default (ferry_forward_errors=call): each write whose bytes did not
+ * reach the file fails itself with MPI_ERR_IO, and nothing is left to report
+ * later: sync and close succeed; a write that succeeded is in the file.
  */
 #include "mpi/tutil.h"
+
+#include <fcntl.h>
+
+/* The default: every failure at its own call. */
+static void call_mode(MPI_File fh, const char *p)
+{
+    enum { N = 4, B = 8192 };
+    unsigned char buf[B], back[B];
+    int ok[N];
+    int failed = 0;
+    memset(buf, 3, sizeof buf);
+    for (int i = 0; i < N; i++) {
+        MPI_Status st;
+        long long off = ((long long)i * t_size + t_rank) * B;
+        int rc = MPI_File_write_at(fh, off, buf, B, MPI_BYTE, &st);
+        EXPECT(rc == MPI_SUCCESS || t_class(rc) == MPI_ERR_IO, "write %d: %s", i, t_class_name(rc));
+        ok[i] = rc == MPI_SUCCESS;
+        failed += !ok[i];
+    }
+    int any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT(any > 0, "no write failed: the fault never fired");
+    int rc = MPI_File_sync(fh);
+    EXPECT(rc == MPI_SUCCESS, "sync after failures reported at their calls: %s", t_class_name(rc));
+    rc = MPI_File_close(&fh);
+    EXPECT(rc == MPI_SUCCESS, "close after failures reported at their calls: %s", t_class_name(rc));
+    /* what a successful call reported is in the file */
+    int fd = open(p, O_RDONLY);
+    for (int i = 0; i < N && fd >= 0; i++) {
+        long long off = ((long long)i * t_size + t_rank) * B;
+        ssize_t got = pread(fd, back, B, (off_t)off);
+        if (ok[i])
+            EXPECT(got == B && memcmp(back, buf, B) == 0, "write %d succeeded, its bytes are not in the file", i);
+    }
+    if (fd >= 0)
+        close(fd);
+}
 
 /* Returns 1 when one of the writes already reported the failure. */
 static int write_blocks(MPI_File fh, int salt)
@@ -43,6 +86,10 @@ int main(int argc, char **argv)
     int rc = MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     EXPECT(rc == MPI_SUCCESS, "open %s", t_class_name(rc));
     MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    if (!getenv("T_DEFERRED")) {
+        call_mode(fh, p);
+        return t_finish("t_forward_fault");
+    }
     int expect_err = any_unreported(write_blocks(fh, 1));
     rc = MPI_File_sync(fh);
     EXPECT(t_class(rc) == (expect_err ? MPI_ERR_IO : MPI_SUCCESS), "sync after failed forwarded writes: %s",

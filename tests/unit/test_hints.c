@@ -674,7 +674,7 @@ static void test_json(void)
     CHECK(strstr(buf, "\"ferry_ds_threshold\":65536,") != NULL);
     CHECK(strstr(buf, "\"ferry_forward_collectors\":1,") != NULL);
     CHECK(strstr(buf, "\"ferry_forward_assign\":\"route-aware\",") != NULL);
-    CHECK(strstr(buf, "\"ferry_forward_errors\":\"deferred\",") != NULL);
+    CHECK(strstr(buf, "\"ferry_forward_errors\":\"call\",") != NULL);
     CHECK(strstr(buf, "\"ferry_cache_coherent\":\"automatic\"}") != NULL);
     h.local_aggregators = FERRY_LOCAL_AGG_ALL;
     n = ferry_hints_to_json(&h, buf, sizeof buf);

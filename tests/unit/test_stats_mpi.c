@@ -151,8 +151,8 @@ int main(int argc, char **argv)
     ferry_hints_defaults(&h);
     char hj[4096];
     ferry_hints_to_json(&h, hj, sizeof hj);
-    ferry_stats_report(&s, comm, "/data/out \"x\".h5", hj, 1);
-    ferry_stats_report(&s, comm, "/data/second.h5", NULL, 1);
+    ferry_stats_report(&s, comm, "/data/out \"x\".h5", hj, 1, NULL);
+    ferry_stats_report(&s, comm, "/data/second.h5", NULL, 1, NULL);
 
     if (rank == 0) {
         FILE *f = fopen(path, "r");
