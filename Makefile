@@ -7,7 +7,7 @@ CMAKE_COMMON = -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 all: build
 
 deps: .deps.stamp
-.deps.stamp: scripts/deps.sh
+.deps.stamp: scripts/deps.sh scripts/mpich-runtime.sh
 	bash scripts/deps.sh
 	@touch $@
 

@@ -5,6 +5,7 @@ POSIX limit, native MPI-IO and ferry (each collective strategy, and auto).
     bench/compare.py --quick            # make demo: a few minutes
     bench/compare.py --full             # make bench: as long as it needs
     bench/compare.py --tiny --builds build/openmpi   # the test of this driver
+    bench/compare.py --cluster          # on the emulated cluster only, sizes for its links
     bench/compare.py --quick --aggregators 4         # two-phase against two-phase:
         # ferry-twophase on 4 virtual nodes (cb_nodes=4) against ROMIO two-phase
         # forced on and OMPIO, each with 4 aggregators and the same buffer
@@ -23,13 +24,13 @@ assumed. Bandwidth counts open, I/O and close, as IOR does.
 
 When the emulated cluster (scripts/cluster.sh, docs/cluster.md) is up, its
 sharded volume (--cluster-volume dist: the plain one) joins as
-`cluster:/mnt/ferry-cluster/shard`: the ranks run
-across its nodes (Open MPI 2 per node, MPICH 1 per node), each node through
-its own GlusterFS client, and ferry finds the nodes itself. There each
-experiment also says what limited it: the busiest link's use of its rate in
-its busiest second, the host's CPU use over the experiment, and how much of
-it the cluster's own processes took (cluster.sh counters and /proc/stat,
-read every second and as each record arrives).
+`cluster:/mnt/ferry-cluster/shard` (--cluster: only it, at sizes for its
+links): the ranks run across its nodes (2 per node, both builds), each node
+through its own GlusterFS client, and ferry finds the nodes itself. There
+each experiment also says what limited it: the busiest link's use of its
+rate in its busiest stretch of a second or more, the host's CPU use over the
+experiment, and how much of it the cluster's own processes took (cluster.sh
+counters and /proc/stat, read every half second and as each record arrives).
 """
 import argparse
 import datetime
@@ -50,6 +51,7 @@ KiB, MiB = 1024, 1024 * 1024
 CLUSTER_SH = os.path.join(ROOT, "scripts", "cluster.sh")
 CLUSTER_PREFIX = "cluster:"
 STRATEGIES = ["independent", "twophase", "local", "auto"]
+NATIVES = ["romio", "ompio"]  # ROMIO of either build; OMPIO is Open MPI's
 HACC_BYTES = 7 * 4 + 8 + 2  # per particle: 7 float32, an int64, a uint16
 BT_POINT = 40               # 5 doubles per grid point
 
@@ -66,10 +68,14 @@ class Exp:
         self.name, self.pattern, self.args = name, pattern, [str(a) for a in args]
         self.per_rank, self.xfer = per_rank, xfer
 
-    def limit_args(self, ranks):
+    def limit_args(self, ranks, shift=0):
+        """With shift, each rank reads back the file of rank+shift: on the
+        cluster the ranks of a node, so that no read comes from what its own
+        node's client cached while writing (it would count the page cache,
+        hundreds of MiB/s, not the network)."""
         b = self.per_rank(ranks)
         t = min(self.xfer or MiB, b)  # ior: the same transfers; others: 1 MiB calls
-        return ["-a", "posix", "-F", "-t", t, "-b", b, "-s", 1]
+        return ["-a", "posix", "-F", "-t", t, "-b", b, "-s", 1] + (["-C", "-Q", shift] if shift else [])
 
 
 def ior(xfer, block, segments):
@@ -109,16 +115,28 @@ PROFILES = {
                  exps=lambda: [ior(8 * KiB, 1 * MiB, 4), ior(64 * KiB, 4 * MiB, 4), ior(1 * MiB, 8 * MiB, 2),
                                ior(4 * MiB, 8 * MiB, 2), hacc(500000), hacc(500000, "pervar"),
                                tile(1024, 1024, 16), btio(64, 8), flash(80)]),
+    # the emulated cluster (make demo: two patterns, make bench: all): every
+    # pattern of --full, each moving 12-32 MiB, which 4 links of 50 Mbit/s
+    # into a storage node's 200 Mbit/s carry in 1-3 s a phase (measured:
+    # docs/cluster.md); only the cluster's volume
+    "cluster": dict(rounds=3, fs=[],
+                    exps=lambda: [ior(8 * KiB, 512 * KiB, 4), ior(64 * KiB, 1 * MiB, 4), ior(1 * MiB, 2 * MiB, 2),
+                                  ior(4 * MiB, 4 * MiB, 1), hacc(50000), hacc(50000, "pervar"),
+                                  tile(512, 512, 8), btio(48, 4), flash(16)]),
 }
 
 
 class Build:
     """A ferry build directory: its MPI flavour, launcher, ferry-bench, libferry."""
 
-    def __init__(self, path, ranks_by_flavor, aggregators=0, cb_buffer=16 * MiB, romio_hints=None):
+    def __init__(self, path, ranks_by_flavor, aggregators=0, cb_buffer=16 * MiB, romio_hints=None,
+                 strategies=STRATEGIES, natives=NATIVES, learn_store=None, rules=False):
         self.path = os.path.abspath(path)
+        self.strategies, self.natives = strategies, natives
         # --aggregators: two-phase against two-phase, same aggregator count and buffer
         self.aggs, self.cb, self.romio_hints = aggregators, cb_buffer, romio_hints
+        # --learn-store: where auto keeps what it learns (FERRY_LEARN_CACHE); --rules: auto without learning too
+        self.learn_store, self.rules = learn_store, rules
         cache = {}
         with open(os.path.join(self.path, "CMakeCache.txt")) as f:
             for line in f:
@@ -145,19 +163,19 @@ class Build:
                 cfgs += [(f"romio-cb{n}", "native", None)]
             return cfgs + [("ferry-twophase", "ferry", "twophase")]
         if self.flavor == "openmpi":
-            cfgs += [("ompio", "native", "ompio"), ("romio321", "native", "romio321")]
-        else:
+            cfgs += [("ompio", "native", "ompio")] if "ompio" in self.natives else []
+            cfgs += [("romio321", "native", "romio321")] if "romio" in self.natives else []
+        elif "romio" in self.natives:
             cfgs += [("romio", "native", None)]
-        return cfgs + [(f"ferry-{s}", "ferry", s) for s in STRATEGIES]
+        cfgs += [(f"ferry-{s}", "ferry", s) for s in self.strategies]
+        return cfgs + ([("ferry-rules", "ferry", "auto:ferry_learn=off")] if self.rules else [])
 
-    def ranks_on(self, fs, cluster_nodes):
-        """On the cluster: Open MPI as many ranks as asked (2 per node by
-        default), MPICH one per node (docs/cluster.md: its finalize hang)."""
-        if not fs.startswith(CLUSTER_PREFIX):
-            return self.ranks
-        return self.ranks if self.flavor == "openmpi" else cluster_nodes
+    def ranks_on(self, fs, cluster_slots):
+        """On the cluster: a rank on each of its slots (4 nodes of 2), both
+        builds (MPICH on its 5.0.2 runtime there, docs/cluster.md)."""
+        return cluster_slots if fs.startswith(CLUSTER_PREFIX) else self.ranks
 
-    def command(self, cfg, exps, workdir, rpn, cluster_ranks=0):
+    def command(self, cfg, exps, workdir, rpn, cluster_ranks=0, cluster_ppn=0):
         """One launch of a configuration: an unmeasured warm-up, then every
         experiment in turn (ferry-bench --then), so MPI starts once per round.
         With cluster_ranks, across the emulated cluster's nodes."""
@@ -172,7 +190,6 @@ class Build:
                     cmd += ["--mca", "io", detail]
                 setenv = lambda k, v: ["-x", f"{k}={v}"]
             else:
-                cmd += ["-ppn", "1"]
                 setenv = lambda k, v: ["-genv", k, v]
             rpn = 0
         elif self.flavor == "openmpi":
@@ -192,7 +209,10 @@ class Build:
             cmd += setenv("ROMIO_HINTS", self.romio_hints)
         if kind == "ferry":
             cmd += setenv("LD_PRELOAD", self.lib)
-            hints = f"*:ferry_write_strategy={detail}:ferry_read_strategy={detail}"
+            strategy, _, more = detail.partition(":")
+            hints = f"*:ferry_write_strategy={strategy}:ferry_read_strategy={strategy}" + (":" + more if more else "")
+            if self.learn_store:
+                cmd += setenv("FERRY_LEARN_CACHE", self.learn_store)
             if self.aggs:  # N virtual nodes, one aggregator on each
                 hints += f":cb_nodes={self.aggs}:cb_buffer_size={self.cb}"
                 rpn = max(1, self.ranks // self.aggs)
@@ -205,7 +225,7 @@ class Build:
         cmd += [self.bench, "ior"] + warm + ["-t", "64k", "-b", "256k", "-o", os.path.join(workdir, "warmup.dat"),
                                              "--json", "--label", "warmup"]
         for e in exps:
-            pattern, args = (("ior", e.limit_args(ranks)) if kind == "limit" else (e.pattern, e.args))
+            pattern, args = (("ior", e.limit_args(ranks, cluster_ppn)) if kind == "limit" else (e.pattern, e.args))
             cmd += ["--then", pattern] + [str(a) for a in args] + \
                 ["-o", os.path.join(workdir, f"{e.name}.dat"), "--json", "--label", f"{name}|{e.name}"]
         return cmd
@@ -227,53 +247,72 @@ def run_env():
 
 
 def cluster_sample():
-    """(time, {node: (rate bits/s, bytes from, bytes to)}, {pid: cpu ticks}
-    of the cluster's processes, host cpu busy jiffies, host cpu total
-    jiffies): the switch's counters and the cluster's processes (cluster.sh
-    counters), and the host's /proc/stat. The time is the middle of the
-    reading (it takes a few tenths of a second)."""
-    links, ticks = {}, {}
+    """What the cluster and the host used so far (parse_counters), with the
+    host's busy and total jiffies ("busy", "total", /proc/stat)."""
     t0 = time.time()
     try:
         out = subprocess.run(["bash", CLUSTER_SH, "counters"], capture_output=True, text=True, timeout=60).stdout
-        for line in out.splitlines():
-            f = line.split()
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    return dict(host_sample(), **parse_counters(out, (t0 + time.time()) / 2))
+
+
+def parse_counters(out, mid):
+    """cluster.sh counters' lines as a dict: "links" {node: (rate bits/s,
+    bytes from, bytes to)} read at time "t", "ticks" {pid: cpu ticks} of the
+    cluster's processes read at "t_cpu". cluster.sh says when it read each;
+    where it does not, `mid` (the middle of the reading) stands in."""
+    links, ticks, at = {}, {}, {}
+    for line in out.splitlines():
+        f = line.split()
+        try:
             if len(f) == 5 and f[0] == "link":
                 links[f[1]] = (int(f[2]), int(f[3]), int(f[4]))
             elif len(f) == 3 and f[0] == "cpu":
                 ticks[f[1]] = int(f[2])
-    except (OSError, subprocess.SubprocessError, ValueError):
-        pass
+            elif len(f) >= 3 and f[0] == "time":
+                at[f[1]] = sum(float(x) for x in f[2:]) / len(f[2:])
+        except ValueError:
+            continue
+    return {"t": at.get("links", mid), "links": links, "t_cpu": at.get("cpu", mid), "ticks": ticks}
+
+
+def host_sample():
+    """The host's busy (all but idle and iowait) and total jiffies."""
     with open("/proc/stat") as f:
         cpu = [int(x) for x in f.readline().split()[1:]]
-    idle = cpu[3] + (cpu[4] if len(cpu) > 4 else 0)  # idle + iowait
-    return (t0 + time.time()) / 2, links, ticks, sum(cpu) - idle, sum(cpu)
+    idle = cpu[3] + (cpu[4] if len(cpu) > 4 else 0)
+    return {"busy": sum(cpu) - idle, "total": sum(cpu)}
 
 
-def limits_between(a, b):
+def limits_between(a, b, clk_tck=None, cores=None):
     """What a window between two samples used: the busiest link's share of
     its rate (either direction) and which link; the host's CPU busy share,
     and the cluster's own processes' share of the host's cores (a process
-    that ended inside the window is not counted)."""
-    dt = b[0] - a[0]
+    that ended inside the window is not counted; one that started inside it
+    counts from zero)."""
+    clk_tck = clk_tck or os.sysconf("SC_CLK_TCK")
+    cores = cores or os.cpu_count() or 1
+    dt = b["t"] - a["t"]
     best, where = 0.0, None
-    for node, (rate, frm, to) in b[1].items():
-        if node not in a[1] or not rate or dt <= 0:
+    for node, (rate, frm, to) in b["links"].items():
+        if node not in a["links"] or not rate or dt <= 0:
             continue
-        moved = max(frm - a[1][node][1], to - a[1][node][2])
+        moved = max(frm - a["links"][node][1], to - a["links"][node][2])
         u = moved * 8 / (rate * dt)
         if u > best:
             best, where = u, node
-    total = b[4] - a[4]
+    total = b["total"] - a["total"]
     own = None
-    if b[2] and dt > 0:
-        used = sum(max(0, t - a[2].get(pid, 0)) for pid, t in b[2].items())
-        own = round(used / (os.sysconf("SC_CLK_TCK") * dt * (os.cpu_count() or 1)), 3)
+    dtc = b["t_cpu"] - a["t_cpu"]
+    if b["ticks"] and dtc > 0:
+        used = sum(max(0, t - a["ticks"].get(pid, 0)) for pid, t in b["ticks"].items())
+        own = round(used / (clk_tck * dtc * cores), 3)
     return {"link_use": round(best, 3), "link": where,
-            "cpu_busy": round((b[3] - a[3]) / total, 3) if total else None, "cpu_cluster": own}
+            "cpu_busy": round((b["busy"] - a["busy"]) / total, 3) if total else None, "cpu_cluster": own}
 
 
-def window_limits(samples, span=1.0):
+def window_limits(samples, span=1.0, **kw):
     """What the samples of one record's window say: the busiest link's use
     in its busiest stretch of at least `span` seconds (the I/O phases are only
     part of a window: open, close and the verification share it), and the
@@ -282,17 +321,17 @@ def window_limits(samples, span=1.0):
         return None
     peak, i = None, 0
     for j in range(1, len(samples)):
-        while j - i > 1 and samples[j][0] - samples[i + 1][0] >= span:
+        while j - i > 1 and samples[j]["t"] - samples[i + 1]["t"] >= span:
             i += 1
-        if samples[j][0] - samples[i][0] >= span or (i == 0 and j == len(samples) - 1):
-            x = limits_between(samples[i], samples[j])
+        if samples[j]["t"] - samples[i]["t"] >= span or (i == 0 and j == len(samples) - 1):
+            x = limits_between(samples[i], samples[j], **kw)
             if peak is None or x["link_use"] > peak["link_use"]:
                 peak = x
-    whole = limits_between(samples[0], samples[-1])
+    whole = limits_between(samples[0], samples[-1], **kw)
     return dict(whole, link_use=peak["link_use"], link=peak["link"])
 
 
-def launch(cmd, env, timeout, sample=None, every=1.0):
+def launch(cmd, env, timeout, sample=None, every=0.5):
     """Run one job; returns (status, json records, stderr). Kills the whole
     process group of the launcher on timeout. With sample (a function), a
     thread samples every `every` seconds and as each record arrives, and
@@ -349,7 +388,11 @@ class Progress:
     def show(self, what):
         self.done += 1
         el = int(time.time() - self.t0)
-        line = f"[{self.done:4d}/{self.total} {el // 60:d}m{el % 60:02d}s] {what}"
+        left = ""
+        if self.done > 1:  # launches so far say how long the rest takes
+            rest = int(el / (self.done - 1) * (self.total - self.done + 1))
+            left = f", ~{rest // 60:d}m{rest % 60:02d}s left"
+        line = f"[{self.done:4d}/{self.total} {el // 60:d}m{el % 60:02d}s{left}] {what}"
         if self.tty:
             sys.stderr.write("\r\033[K" + line[: shutil.get_terminal_size().columns - 1])
         else:
@@ -478,22 +521,22 @@ def testbed_fs(profile):
 def cluster_fs(profile, volume):
     """The emulated cluster's sharded volume when scripts/cluster.sh says the
     cluster is up (make demo and make bench start it); one line and nothing
-    when not. Returns ([fs], compute nodes)."""
+    when not. Returns ([fs], compute nodes, MPI slots per node)."""
     if profile == "tiny":
-        return [], 0
+        return [], 0, 0
     try:
         st = subprocess.run(["bash", CLUSTER_SH, "status"], capture_output=True, text=True, timeout=120)
         ev = subprocess.run(["bash", CLUSTER_SH, "env"], capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.SubprocessError) as ex:
         print(f"compare: cluster skipped: {ex}", file=sys.stderr)
-        return [], 0
+        return [], 0, 0
     e = dict(l.split("=", 1) for l in ev.stdout.split() if "=" in l)
     key = "FERRY_CLUSTER_" + volume.upper()
     if st.returncode != 0 or key not in e:
         why = (st.stdout.strip().splitlines() or ["scripts/cluster.sh status failed"])[-1]
         print(f"compare: cluster skipped (not up: {why})", file=sys.stderr)
-        return [], 0
-    return [CLUSTER_PREFIX + e[key]], int(e.get("FERRY_CLUSTER_NODES", 4))
+        return [], 0, 0
+    return [CLUSTER_PREFIX + e[key]], int(e.get("FERRY_CLUSTER_NODES", 4)), int(e.get("FERRY_CLUSTER_SLOTS", 2))
 
 
 def cluster_exec(*cmd):
@@ -621,6 +664,11 @@ def main():
     ap.add_argument("--rounds", type=int, help="rounds per configuration (at least 3; default per profile)")
     ap.add_argument("--fs", help="comma-separated directories for the test files (default per profile)")
     ap.add_argument("--only", help="comma-separated experiment names to run (e.g. ior-64k,tile)")
+    ap.add_argument("--strategies", default=",".join(STRATEGIES),
+                    help="comma-separated ferry strategies to run (default: all of them)")
+    ap.add_argument("--natives", default=",".join(NATIVES),
+                    help="comma-separated native MPI-IOs to run: romio (either build's), ompio (Open MPI's); "
+                         "default both")
     ap.add_argument("--ompi-ranks", type=int, default=8)
     ap.add_argument("--mpich-ranks", type=int, default=2)
     ap.add_argument("--ranks-per-node", type=int, default=0,
@@ -638,6 +686,11 @@ def main():
                          "ROMIO two-phase forced on (ROMIO_HINTS: cb_nodes N, cb_config_list *:*) and OMPIO "
                          "(io_ompio_num_aggregators N), all with --cb-buffer-size")
     ap.add_argument("--cb-buffer-size", type=int, default=16 * MiB, help="collective buffer with --aggregators")
+    ap.add_argument("--learn-store", metavar="PATH",
+                    help="the store of learned choices for ferry's runs (FERRY_LEARN_CACHE; default: the user's, "
+                         "~/.cache/ferry/learned.json), e.g. a fresh file to measure a first run")
+    ap.add_argument("--rules", action="store_true",
+                    help="also run ferry's auto without learning (ferry-rules: ferry_learn=off), to see what learning changes")
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per launch")
     ap.add_argument("--cluster-timeout", type=int, default=300,
                     help="seconds per launch on the cluster (native OMPIO can hang there: docs/cluster.md)")
@@ -646,10 +699,19 @@ def main():
     a = ap.parse_args()
     profile = a.profile or "quick"
     P = PROFILES[profile]
+    a.cluster_only = a.cluster_only or profile == "cluster"
+    strategies = a.strategies.split(",")
+    if not set(strategies) <= set(STRATEGIES):
+        sys.exit(f"compare: --strategies takes some of {','.join(STRATEGIES)}")
+    natives = [n for n in a.natives.split(",") if n]
+    if not set(natives) <= set(NATIVES):
+        sys.exit(f"compare: --natives takes some of {','.join(NATIVES)}")
     rounds = a.rounds or P["rounds"]
     if rounds < 3:
         sys.exit("compare: at least 3 rounds: a median of fewer says little")
-    cfs, cluster_nodes = ([], 0) if a.no_cluster or (a.fs and not a.cluster_only) else cluster_fs(profile, a.cluster_volume)
+    cfs, cl_nodes, cl_ppn = (([], 0, 0) if a.no_cluster or (a.fs and not a.cluster_only)
+                             else cluster_fs(profile, a.cluster_volume))
+    cluster_slots = cl_nodes * cl_ppn
     if a.cluster_only:
         fs_list = cfs
         if not fs_list:
@@ -673,7 +735,9 @@ def main():
             f.write(f"romio_cb_write enable\nromio_cb_read enable\ncb_nodes {a.aggregators}\n"
                     f"cb_buffer_size {a.cb_buffer_size}\ncb_config_list *:*\n")
     builds = [Build(b, {"openmpi": a.ompi_ranks, "mpich": a.mpich_ranks}, a.aggregators, a.cb_buffer_size,
-                    romio_hints) for b in a.builds.split(",") if b]
+                    romio_hints, strategies, natives,
+                    os.path.abspath(a.learn_store) if a.learn_store else None, a.rules)
+              for b in a.builds.split(",") if b]
     for b in builds:
         if a.aggregators and b.ranks % a.aggregators:
             sys.exit(f"compare: {b.name}: {b.ranks} ranks do not split into {a.aggregators} equal virtual nodes")
@@ -719,11 +783,11 @@ def main():
     try:
         for b, fs, rnd, cfg, bexps in plan:
             on_cluster = fs.startswith(CLUSTER_PREFIX)
-            ranks = b.ranks_on(fs, cluster_nodes)
+            ranks = b.ranks_on(fs, cluster_slots)
             prog.show(f"{b.name} {ranks} ranks {fs} {cfg[0]} (round {rnd + 1}/{rounds}): "
                       + " ".join(e.name for e in bexps))
             cmd = b.command(cfg, bexps, workdirs[fs], pfs_ranks_per_node(fs, b.ranks, a.ranks_per_node),
-                            ranks if on_cluster else 0)
+                            ranks if on_cluster else 0, cl_ppn if on_cluster else 0)
             t0 = time.time()
             status, recs, err = launch(cmd, env, min(a.timeout, a.cluster_timeout) if on_cluster else a.timeout,
                                        cluster_sample if on_cluster else None)
@@ -765,7 +829,7 @@ def main():
     result = {"tool": "bench/compare.py", "schema": 1, "profile": profile, "command": command,
               "machine": mach, "rounds": rounds, "notes": notes,
               "builds": [{"name": b.name, "dir": os.path.relpath(b.path, ROOT), "ranks": b.ranks,
-                          "cluster_ranks": b.ranks_on(CLUSTER_PREFIX, cluster_nodes) if cluster_nodes else None,
+                          "cluster_ranks": b.ranks_on(CLUSTER_PREFIX, cluster_slots) if cluster_slots else None,
                           "mpi": mpi_of.get(b.name, "")} for b in builds],
               "summary": [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows],
               "runs": runs}

@@ -7,7 +7,10 @@
 set(FERRY_TEST_ENV
   "OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
   "OMPI_MCA_rmaps_base_oversubscribe=1" "OMPI_MCA_btl_vader_single_copy_mechanism=none"
-  "HYDRA_LAUNCHER=fork" "FERRY_TEST_TMP=${PROJECT_BINARY_DIR}/testtmp")
+  "HYDRA_LAUNCHER=fork" "FERRY_TEST_TMP=${PROJECT_BINARY_DIR}/testtmp"
+  # no store of learned choices: every test starts from auto's rules (and
+  # leaves the user's ~/.cache alone); the learning tests name their own
+  "FERRY_LEARN_CACHE=off")
 file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/testtmp)
 
 # What PRELOAD puts in LD_PRELOAD: libferry; in a sanitizer build the ASan

@@ -14,7 +14,7 @@
 set -u
 cd "$(dirname "$0")/.."
 secs=${1:-45}
-names=${2:-"hints flat"}
+names=${2:-"hints flat learned"}
 b=build/fuzz
 cmake -S fuzz -B "$b" -G Ninja -DCMAKE_C_COMPILER=clang -DMPI_C_COMPILER=mpicc.mpich >/dev/null || exit 1
 cmake --build "$b" || exit 1
@@ -30,7 +30,7 @@ for f in $names; do
   cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$b/fuzz_$f.log" | tail -1)
   if [ $rc -ne 0 ]; then
     echo "fuzz_$f: FAILED (exit $rc); log $b/fuzz_$f.log"
-    grep -E 'ERROR|runtime error|fuzz_(hints|flat):|Test unit written' "$b/fuzz_$f.log" | head -20
+    grep -E 'ERROR|runtime error|fuzz_(hints|flat|learned):|Test unit written' "$b/fuzz_$f.log" | head -20
     status=1
   else
     echo "fuzz_$f: ok: ${runs:-?}s, $cov"

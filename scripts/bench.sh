@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make bench: the full comparison (larger sizes, /tmp, /dev/shm and the testbed's
 # sharded GlusterFS volume when it runs here, 5 rounds), then the same
-# patterns on the emulated cluster (docs/cluster.md), 3 rounds, into
-# bench/out/cluster, when it can run here.
+# patterns on the emulated cluster at sizes for its links (docs/cluster.md),
+# 3 rounds, into bench/out/cluster, when it can run here.
 # Results go to bench/out; bench/results holds the committed record of one
 # full run (copy table.md, table.txt, results.json and the PNGs there).
 set -u
@@ -19,9 +19,10 @@ status=0
 "$py" bench/compare.py --full --no-cluster --builds build/openmpi,build/mpich --out bench/out "$@" || status=$?
 # scripts/cluster.sh prints one line and exits 77 where it cannot run
 if up=$(bash scripts/cluster.sh up 2>&1) || { echo "${up##*$'\n'}"; false; }; then
-  # the plain volume: the sharded one miscounts the size of a file that
-  # clients on several nodes extend, natively too (docs/cluster.md)
-  "$py" bench/compare.py --full --cluster-only --cluster-volume dist --rounds 3 --builds build/openmpi,build/mpich \
+  # every pattern, sized for the links (docs/cluster.md: its length); the
+  # plain volume: the sharded one miscounts the size of a file that clients
+  # on several nodes extend, natively too, whatever its options
+  "$py" bench/compare.py --cluster --cluster-volume dist --builds build/openmpi,build/mpich \
     --out bench/out/cluster "$@" || status=$?
 fi
 exit $status

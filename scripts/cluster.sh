@@ -44,6 +44,8 @@ AGENT=$here/cluster-agent.sh
 say() { echo "cluster: $*"; }
 # shellcheck source=scripts/gluster.sh
 . "$here/gluster.sh"
+# shellcheck source=scripts/mpich-runtime.sh
+. "$here/mpich-runtime.sh"
 
 # The configuration of the running cluster (written by up) under the
 # caller's variables.
@@ -169,12 +171,19 @@ make_link() {
     run_in "$n" ip link set eth0 up || { say "cannot link $n to the switch"; return 1; }
 }
 
+# hydra's hostfile: SLOTS ranks per node (a cluster brought up by an older
+# cluster.sh has none yet; mpirun writes it then, whole or not at all)
+hydra_hosts() {
+  local n tmp; tmp=$(mktemp "$STATE/.hosts.XXXXXX") || return 1
+  for n in $(compute_nodes); do echo "$n:$SLOTS"; done >"$tmp" && mv -f "$tmp" "$STATE/hostfile.hydra"
+}
+
 write_files() {
   local n
   { echo "127.0.0.1 localhost"
     for n in $(compute_nodes) $(storage_nodes); do echo "$(addr_of "$n") $n"; done; } >"$STATE/hosts"
   for n in $(compute_nodes); do echo "$n slots=$SLOTS"; done >"$STATE/hostfile.openmpi"
-  for n in $(compute_nodes); do echo "$n:1"; done >"$STATE/hostfile.mpich"
+  hydra_hosts
   cat >"$STATE/config" <<EOF
 C_NODES=$NODES
 C_STORAGE=$NSTORAGE
@@ -333,22 +342,32 @@ env_out() {
 # `link NODE RATE_BITS BYTES_FROM_NODE BYTES_TO_NODE` (rate 0: no limit), and
 # `cpu PID TICKS` for every process in the cluster's namespaces (utime +
 # stime in clock ticks), so that other jobs on the host do not count.
+# `time links T` and `time cpu T0 T1` say when (seconds since the epoch)
+# each was read. compare.py reads them every half second while a benchmark
+# runs, on a host whose cores other jobs keep busy: the links come from the
+# switch's /proc/PID/net/dev with shell builtins only (a reading through
+# nsenter and ip took 0.3-1.4 s at load 25), and one pass over /proc finds the
+# processes.
 counters() {
   need_up switch
-  local n bits counts nss=()
-  counts=$(run_in switch ip -s link show type veth | awk '
-    /^[0-9]+: / { split($2, a, "@"); dev = a[1] }
-    $1 == "RX:" { getline; rx[dev] = $1 }
-    $1 == "TX:" { getline; tx[dev] = $1 }
-    END { for (d in rx) print d, rx[d], tx[d] }')
+  local n dev rx tx rest bits ns nss=() t
+  declare -A from to
+  while read -r dev rx _ _ _ _ _ _ _ tx rest; do
+    dev=${dev%:}
+    [[ $dev == p-* ]] && { from[${dev#p-}]=$rx; to[${dev#p-}]=$tx; }
+  done <"/proc/$(pid_of switch)/net/dev"
+  t=$EPOCHREALTIME
   for n in $(storage_nodes) $(compute_nodes); do
     bits=0; [ "$(rate_of "$n")" = none ] || bits=$(rate_bits "$(rate_of "$n")")
-    echo "link $n $bits $(awk -v d="p-$n" '$1 == d {print $2, $3}' <<<"$counts")"
-    nss+=("$(cat "$STATE/$n.ns")")
+    echo "link $n $bits ${from[$n]:-0} ${to[$n]:-0}"
+    read -r ns <"$STATE/$n.ns" && nss+=("$ns")
   done
+  echo "time links $t"
   # fields 14 and 15 of stat, counted after the command name's parenthesis
+  t=$EPOCHREALTIME
   ns_pids "${nss[@]}" | awk '{ f = "/proc/" $1 "/stat"; if ((getline l < f) > 0) {
       sub(/.*\) /, "", l); split(l, x, " "); print "cpu", $1, x[12] + x[13] } close(f) }'
+  echo "time cpu $t $EPOCHREALTIME"
 }
 
 need_up() { alive "$1" || { say "skipped: $1 is not up (scripts/cluster.sh up)"; exit $SKIP; }; }
@@ -382,12 +401,24 @@ mpirun() {
         OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
       exec_in node1 mpiexec.openmpi "$@" ;;
     mpich)
-      # one rank per node by default: Debian's MPICH 4.0.2 over UCX's TCP
-      # transport can hang in MPI_Finalize, the more often the more ranks
-      # share a node (docs/cluster.md)
-      export HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=$AGENT HYDRA_HOST_FILE=$STATE/hostfile.mpich HYDRA_IFACE=eth0
+      # MPICH 5.0.2's hydra and library (scripts/mpich-runtime.sh): Debian's
+      # 4.0.2 hangs in MPI_Finalize across nodes (docs/cluster.md). The
+      # same binaries run on it; the library reaches every rank through
+      # LD_LIBRARY_PATH, forwarded like the netmod (ofi over TCP).
+      [ -f "$STATE/hostfile.hydra" ] || hydra_hosts
+      export HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=$AGENT HYDRA_HOST_FILE=$STATE/hostfile.hydra HYDRA_IFACE=eth0
+      local mpiexec=mpiexec.mpich
+      if mpich_rt_present; then
+        mpiexec=$MPICH_RT_MPIEXEC
+        export LD_LIBRARY_PATH=$MPICH_RT_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        export MPIR_CVAR_CH4_NETMOD=${MPIR_CVAR_CH4_NETMOD:-ofi} FI_PROVIDER=${FI_PROVIDER:-tcp}
+        set -- -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" -genv MPIR_CVAR_CH4_NETMOD "$MPIR_CVAR_CH4_NETMOD" \
+          -genv FI_PROVIDER "$FI_PROVIDER" "$@"
+      else
+        say "MPICH $MPICH_RT_VERSION is not at $MPICH_RT (scripts/deps.sh installs it): Debian's MPICH, which can hang in MPI_Finalize across nodes"
+      fi
       export UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0} UCX_TLS=${UCX_TLS:-tcp,self}
-      exec_in node1 mpiexec.mpich "$@" ;;
+      exec_in node1 "$mpiexec" "$@" ;;
     *) echo "usage: cluster.sh mpirun openmpi|mpich [launcher args] PROG [ARGS...]" >&2; exit 2 ;;
   esac
 }

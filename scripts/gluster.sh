@@ -56,17 +56,31 @@ gl_mounted() { gl_listed "$1" && "${GL_IN[@]}" timeout 20 stat -f "$1" >/dev/nul
 # before mounting again, such a dead entry is cleared
 gl_clear_dead() { if gl_listed "$1" && ! gl_mounted "$1"; then "${GL_IN[@]}" umount -l "$1" 2>/dev/null; fi; return 0; }
 
-# gl_mount SERVER VOLUME DIR [mount options]: mounted when it returns 0
-# (glusterd may still be starting the bricks: a few tries)
+# gl_connected DIR: the client of the mount at DIR is connected to every
+# brick (its .meta view says so per protocol/client; without one, assume it).
+# A mount answers as soon as the client starts, while a brick that is still
+# starting, or slow to sign in on a loaded host, is not connected yet: a
+# mkdir whose name hashes to it then fails with EIO.
+gl_connected() {
+  "${GL_IN[@]}" sh -c 'for c in "$1"/.meta/graphs/active/*-client-*; do
+      [ -d "$c" ] || exit 0; grep -qx "connected = 1" "$c/private" || exit 1; done' sh "$1" 2>/dev/null
+}
+
+# gl_mount SERVER VOLUME DIR [mount options]: mounted, with every brick
+# connected and a directory made and removed, when it returns 0 (glusterd
+# may still be starting the bricks: a few tries, then up to 60 s for the
+# bricks and 30 s for the directory)
 gl_mount() {
-  local server=$1 v=$2 d=$3 opts=${4:-}
+  local server=$1 v=$2 d=$3 opts=${4:-} i
   gl_clear_dead "$d"
   "${GL_IN[@]}" mkdir -p "$d"
   for _ in 1 2 3 4 5 6 7 8 9 10; do
     "${GL_IN[@]}" mount -t glusterfs ${opts:+-o "$opts"} "$server:/$v" "$d" 2>/dev/null && gl_mounted "$d" && break
     sleep 0.5
   done
-  gl_mounted "$d" && gl_ready "$d"
+  gl_mounted "$d" || return 1
+  for ((i = 0; i < 120; i++)); do gl_connected "$d" && break; sleep 0.5; done
+  gl_connected "$d" && gl_ready "$d"
 }
 
 # A client mounts as soon as one brick answers, but a directory operation

@@ -48,6 +48,14 @@ typedef enum {
     FERRY_FWD_ERR_CALL,         /* the default: the write waits for the forwarder, its error is the call's */
 } ferry_fwd_errors;
 
+/* What `auto` learns from measuring (ferry_learn, docs/collective.md). */
+typedef enum {
+    FERRY_LEARN_AUTO = 0, /* trials on repeats within a tenth of the pattern's time; the store kept */
+    FERRY_LEARN_OFF,      /* the rules alone; no store */
+    FERRY_LEARN_REUSE,    /* start from the store; no trials */
+    FERRY_LEARN_EXPLORE,  /* as auto, without the tenth, and a one-off pattern tries one option per run */
+} ferry_learn_mode;
+
 #define FERRY_HINT_STR 256
 
 /* ferry_local_aggregators=all: every rank of a node aggregates. */
@@ -89,6 +97,9 @@ typedef struct ferry_hints {
     ferry_fwd_assign forward_assign;   /* forwarding: gateway assignment on a model: route-aware */
     ferry_fwd_errors forward_errors;   /* forwarding: when write errors are reported: call */
     ferry_tri cache_coherent;          /* the file system's client caches: detected (auto) or vouched for */
+    ferry_learn_mode learn;            /* auto */
+    int learn_trials;                  /* trial calls per pattern and open: 8 */
+    char learn_cache[FERRY_HINT_STR];  /* the store's path, "off", or "default" (FERRY_LEARN_CACHE, else ~/.cache/ferry) */
     /* Added by the hints module: where each hint's value came from, indexed
      * by the hint's field number (see ferry_hints_source_of), one
      * ferry_hint_source per entry. Not part of a hint's value:

@@ -15,9 +15,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -25,6 +23,7 @@
 #include <string.h>
 
 #include "core/hints_internal.h"
+#include "driver/path.h"
 
 #define GLOB_MAX 1024
 #define KEY_MAX 64
@@ -233,36 +232,21 @@ static const char *kind_of(mode_t m)
  * read, and at most FILE_MAX + 1 bytes are read. */
 static char *read_hints_file(const char *var, const char *path, size_t *lenp, ferry_hint_warnings *w, int once)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        int e = errno;
+    char *buf;
+    size_t len;
+    unsigned mode = 0;
+    int rc = ferry_path_read(path, FILE_MAX, &buf, &len, &mode);
+    if (rc != 0 && rc != -EFBIG) {
         if (w && (!once || !warned_once(var))) {
-            if (fd >= 0 && !S_ISREG(st.st_mode))
+            if (rc == -EINVAL)
                 ferry_hint_warn(w, "%s \"%.100s\" is %s, not a hints file: ignored", var, path,
-                                kind_of(st.st_mode));
+                                kind_of((mode_t)mode));
             else
-                ferry_hint_warn(w, "%s \"%.100s\": %s: ignored", var, path, strerror(e));
+                ferry_hint_warn(w, "%s \"%.100s\": %s: ignored", var, path, strerror(-rc));
         }
-        if (fd >= 0)
-            close(fd);
+        free(buf);
         return NULL;
     }
-    char *buf = malloc(FILE_MAX + 2);
-    if (!buf) {
-        close(fd);
-        return NULL;
-    }
-    size_t len = 0;
-    while (len < FILE_MAX + 1) {
-        ssize_t got = read(fd, buf + len, FILE_MAX + 1 - len);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        len += (size_t)got;
-    }
-    close(fd);
     if (memchr(buf, '\0', len)) {
         if (w && (!once || !warned_once(var)))
             ferry_hint_warn(w, "%s \"%.100s\" holds binary data (a NUL byte), not `key value` lines: ignored",

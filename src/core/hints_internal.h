@@ -23,6 +23,8 @@ typedef enum {
     HK_FWDERR,    /* ferry_fwd_errors */
     HK_LOCALAGG,  /* int >= 1 or "all" (FERRY_LOCAL_AGG_ALL) */
     HK_CBLIST,    /* cb_config_list string, validated */
+    HK_LEARN,     /* ferry_learn_mode */
+    HK_PATH,      /* a path (or a word such as "off"), no control characters */
 } hint_kind;
 
 typedef struct hint_def {

@@ -29,6 +29,7 @@ _Static_assert(sizeof(ferry_ind_strategy) == sizeof(int), "enum hints are stored
 _Static_assert(sizeof(ferry_placement) == sizeof(int), "enum hints are stored as int");
 _Static_assert(sizeof(ferry_fwd_assign) == sizeof(int), "enum hints are stored as int");
 _Static_assert(sizeof(ferry_fwd_errors) == sizeof(int), "enum hints are stored as int");
+_Static_assert(sizeof(ferry_learn_mode) == sizeof(int), "enum hints are stored as int");
 
 #define OFF(f) offsetof(ferry_hints, f)
 
@@ -60,6 +61,9 @@ const hint_def ferry_hint_table[] = {
     {"ferry_forward_assign",     HK_FWDASSIGN, OFF(forward_assign),         20, 0, 1, FERRY_FWD_ROUTE_AWARE, 0, 0,         NULL, "forwarding gateways on FERRY_TOPOLOGY: route-aware|default|refined"},
     {"ferry_forward_errors",     HK_FWDERR,   OFF(forward_errors),          21, 0, 0, FERRY_FWD_ERR_CALL, 0, 0,            NULL, "forwarded write errors: call (the write waits for the forwarder) or deferred (write-behind: next call, sync, close)"},
     {"ferry_cache_coherent",     HK_TRI,      OFF(cache_coherent),          22, 0, 1, FERRY_TRI_AUTO,    0,   0,             NULL, "client caches coherent between processes: auto (detected), enable (vouched for), disable"},
+    {"ferry_learn",              HK_LEARN,    OFF(learn),                   23, 0, 1, FERRY_LEARN_AUTO,  0,   0,             NULL, "auto measures: auto (trials on repeats, within a tenth of the time, kept in the store), explore (no such limit), reuse (the store only), off (the rules)"},
+    {"ferry_learn_trials",       HK_INT,      OFF(learn_trials),            24, 0, 1, 8,                 0,   1000,          NULL, "trial calls per pattern and open under ferry_learn"},
+    {"ferry_learn_cache",        HK_PATH,     OFF(learn_cache),             25, 0, 0, 0,                 0,   0,             "default", "the store of learned choices: a path, off, or default (FERRY_LEARN_CACHE, else ~/.cache/ferry/learned.json)"},
 };
 /* clang-format on */
 const int ferry_hint_count = (int)(sizeof ferry_hint_table / sizeof ferry_hint_table[0]);
@@ -90,6 +94,9 @@ static const enum_name fwdassign_names[] = {
     {"route-aware", FERRY_FWD_ROUTE_AWARE}, {"default", FERRY_FWD_DEFAULT}, {"refined", FERRY_FWD_REFINED},
     {NULL, 0}};
 static const enum_name fwderr_names[] = {{"deferred", FERRY_FWD_ERR_DEFERRED}, {"call", FERRY_FWD_ERR_CALL}, {NULL, 0}};
+static const enum_name learn_names[] = {
+    {"auto", FERRY_LEARN_AUTO}, {"off", FERRY_LEARN_OFF}, {"reuse", FERRY_LEARN_REUSE},
+    {"explore", FERRY_LEARN_EXPLORE}, {"automatic", FERRY_LEARN_AUTO}, {NULL, 0}};
 static const enum_name bool_names[] = {
     {"true", 1}, {"false", 0}, {"enable", 1}, {"disable", 0}, {"yes", 1}, {"no", 0},
     {"1", 1}, {"0", 0}, {"on", 1}, {"off", 0}, {NULL, 0}};
@@ -315,8 +322,10 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
     case HK_IND:
     case HK_PLACE:
     case HK_FWDASSIGN:
-    case HK_FWDERR: {
-        const enum_name *names = d->kind == HK_FWDERR  ? fwderr_names
+    case HK_FWDERR:
+    case HK_LEARN: {
+        const enum_name *names = d->kind == HK_LEARN   ? learn_names
+                                 : d->kind == HK_FWDERR  ? fwderr_names
                                  : d->kind == HK_BOOL    ? bool_names
                                  : d->kind == HK_TRI   ? tri_names
                                  : d->kind == HK_CBTRI ? cbtri_names
@@ -332,6 +341,7 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
                                  : d->kind == HK_IND  ? "direct, sieve, forward or auto"
                                  : d->kind == HK_PLACE ? "spread or topology"
                                  : d->kind == HK_FWDERR ? "deferred or call"
+                                 : d->kind == HK_LEARN ? "auto, explore, reuse or off"
                                                       : "route-aware, default or refined";
             snprintf(why, whylen, "expected %s", expect);
             return -1;
@@ -344,6 +354,24 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
         if (parse_cblist(value, canon, sizeof canon, why, whylen))
             return -1;
         memcpy((char *)h + d->offset, canon, strlen(canon) + 1);
+        return 0;
+    }
+    case HK_PATH: {
+        size_t n = strlen(value);
+        if (n == 0) {
+            snprintf(why, whylen, "empty value");
+            return -1;
+        }
+        if (n >= FERRY_HINT_STR) {
+            snprintf(why, whylen, "too long");
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++)
+            if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f) {
+                snprintf(why, whylen, "holds a control character");
+                return -1;
+            }
+        memcpy((char *)h + d->offset, value, n + 1);
         return 0;
     }
     }
@@ -408,7 +436,11 @@ void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_
     case HK_FWDERR:
         snprintf(buf, len, "%s", enum_str(fwderr_names, get_int(h, d->offset)));
         return;
-    case HK_CBLIST: {
+    case HK_LEARN:
+        snprintf(buf, len, "%s", enum_str(learn_names, get_int(h, d->offset)));
+        return;
+    case HK_CBLIST:
+    case HK_PATH: {
         const char *s = (const char *)h + d->offset;
         snprintf(buf, len, "%.*s", (int)strnlen(s, FERRY_HINT_STR - 1), s);
         return;
@@ -423,7 +455,8 @@ void ferry_hint_reset(ferry_hints *h, const hint_def *d)
     case HK_SIZE:
         set_i64(h, d->offset, d->def);
         break;
-    case HK_CBLIST: {
+    case HK_CBLIST:
+    case HK_PATH: {
         char *s = (char *)h + d->offset;
         memset(s, 0, FERRY_HINT_STR);
         snprintf(s, FERRY_HINT_STR, "%s", d->def_str ? d->def_str : "");

@@ -22,6 +22,7 @@
 #include "core/file.h"
 #include "core/dups.h"
 #include "core/manage.h"
+#include "core/remember.h"
 #include "core/async.h"
 #include "core/finalize.h"
 #include "core/env_names.h"
@@ -102,20 +103,29 @@ static void hints_fill(ferry_file *f, MPI_Info info, ferry_hint_warnings *w)
  * allows (its stripe layout is the file's own) and, for MPI_MODE_APPEND,
  * the size. The other ranks take them, so rules built on them agree across
  * ranks by construction. Returns 0 or an errno of the size. */
-static int facts_of(ferry_file *f, ferry_open_facts *x)
+static int facts_of(ferry_file *f, ferry_open_facts *x, ferry_remember_wire *known)
 {
     memset(x, 0, sizeof *x);
+    known->n = 0;
     if (f->rank != 0)
         return 0;
     ferry_fs_probe(f->path, &x->fs);
+    /* what the store of learned choices knows of it: the number rides with
+     * the facts, the entries follow only when there are some (facts_apply) */
+    ferry_remember_load(f, &x->fs, known);
+    x->known = known->n;
     if (f->fd.fd >= 0 && (f->amode & MPI_MODE_APPEND))
         return f->fd.drv->size(&f->fd, &x->size);
     return 0;
 }
 
-static void facts_apply(ferry_file *f, const ferry_open_facts *x)
+static void facts_apply(ferry_file *f, const ferry_open_facts *x, ferry_remember_wire *known)
 {
+    known->n = x->known > 0 && x->known <= FERRY_REMEMBER_MAX ? x->known : 0;
+    if (f->size > 1 && known->n)
+        MPI_Bcast(known->e, known->n * (int)sizeof known->e[0], MPI_BYTE, 0, f->comm);
     f->fs = x->fs;
+    ferry_remember_keep(f, known);
     ferry_fs_apply_hints(&f->fs, f->hints.striping_unit, f->hints.striping_factor);
     if (f->hints.cache_coherent != FERRY_TRI_AUTO)
         ferry_fs_vouch_cache(&f->fs, f->hints.cache_coherent == FERRY_TRI_ENABLE);
@@ -145,7 +155,7 @@ static int create_fd(ferry_file *f, int flags, int *created)
 /* Rank 0 alone creates, so EXCL means "did not exist before this open" and
  * the others never race the create; they open once it exists. Returns
  * this rank's errno (0) and the largest error class of all. */
-static int open_create(ferry_file *f, int flags, ferry_open_facts *x, int *maxcls)
+static int open_create(ferry_file *f, int flags, ferry_open_facts *x, int *maxcls, ferry_remember_wire *known)
 {
     struct {
         int err;
@@ -159,7 +169,7 @@ static int open_create(ferry_file *f, int flags, ferry_open_facts *x, int *maxcl
         if (err == 0) {
             if (created)
                 f->fd.drv->sync_dir(f->path);
-            err = facts_of(f, &r0.x);
+            err = facts_of(f, &r0.x, known);
         }
         r0.err = err;
     }
@@ -224,7 +234,8 @@ static ferry_file *file_new(MPI_Comm comm, const char *filename, int amode, int 
  * waits (nothing may exist if the arguments fail somewhere). *err is this
  * rank's errno of that open. local_err: an error the binding found here.
  * Fails on every rank alike. */
-static int agree(ferry_file *f, MPI_Comm comm, int local_err, int flags, ferry_open_agreed *a, int *err)
+static int agree(ferry_file *f, MPI_Comm comm, int local_err, int flags, ferry_open_agreed *a, int *err,
+                 ferry_remember_wire *known)
 {
     const char *why = NULL;
     int local = local_err != MPI_SUCCESS ? ferry_err_class(local_err) : ferry_amode_check(f->amode, &why);
@@ -240,7 +251,7 @@ static int agree(ferry_file *f, MPI_Comm comm, int local_err, int flags, ferry_o
     if (!(flags & FERRY_OPEN_CREATE) && local == MPI_SUCCESS) {
         *err = open_fd(f, flags);
         if (*err == 0)
-            *err = facts_of(f, &m.facts);
+            *err = facts_of(f, &m.facts, known);
     }
     f->dups = ferry_dups_of(comm);
     m.err = local;
@@ -331,7 +342,9 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
 
     ferry_open_agreed a;
     int err;
-    int rc = agree(f, comm, local_err, flags, &a, &err);
+    ferry_remember_wire known; /* about 8 KiB, on the stack: no rank can fail to join */
+    known.n = 0;
+    int rc = agree(f, comm, local_err, flags, &a, &err, &known);
     if (rc != MPI_SUCCESS)
         return open_fail(f, rc);
     hints_settle(f, info, &a, &w);
@@ -342,7 +355,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     ferry_open_facts facts = a.facts;
     int maxcls = a.opened;
     if (flags & FERRY_OPEN_CREATE)
-        err = open_create(f, flags, &facts, &maxcls);
+        err = open_create(f, flags, &facts, &maxcls, &known);
     /* MPI: the names must reference one file, and a collective argument that
      * differs is MPI_ERR_NOT_SAME. Different spellings of one file are fine
      * (same inode everywhere); anything else fails on every rank. */
@@ -359,7 +372,7 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
         return open_fail(f, ferry_err(MPI_ERR_NO_MEM, "out of memory registering a file handle"));
     }
     ferry_at_finalize_first(close_unclosed);
-    facts_apply(f, &facts);
+    facts_apply(f, &facts, &known);
     ferry_strategies.open(f);
     warn_ignored(f);
     display(f);
@@ -372,7 +385,8 @@ int ferry_file_close(ferry_file *f)
 {
     double t0 = ferry_now();
     int fwd = ferry_strategies.close(f); /* before the descriptor goes: forwarders write through it */
-    ferry_strategies.release(f);
+    ferry_strategies.release(f); /* notes what was learned */
+    ferry_remember_close(f);
     int err = f->fd.drv->close(&f->fd);
     int cls = err ? ferry_errno_class(err) : ferry_err_class(fwd);
     /* one reduction: the outcome, and whether the shared pointer moved */

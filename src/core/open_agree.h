@@ -18,6 +18,7 @@
 /* Rank 0's facts, the same on every rank after the agreement. */
 typedef struct {
     int64_t size;      /* the file's size at open, for MPI_MODE_APPEND */
+    int known;         /* entries the store of learned choices has for it (remember.h) */
     ferry_fs_info fs;
 } ferry_open_facts;
 

@@ -3,7 +3,9 @@
  * the switches that ask for them. stats_report.c reduces them over the
  * ranks at close and writes the tables and the JSON record.
  */
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -45,6 +47,21 @@ int64_t ferry_stats_total_get(const ferry_stats_total *t, const char *name)
         if (strcmp(ferry_stats_counters[i].name, name) == 0)
             return t->counter[i];
     return 0;
+}
+
+void ferry_stats_human(int64_t v, char *buf, size_t len)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double x = (double)v;
+    int u = 0;
+    while (x >= 1024.0 && u < 6) {
+        x /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%" PRId64 " B", v);
+    else
+        snprintf(buf, len, "%.1f %s", x, unit[u]);
 }
 
 double ferry_now(void)
@@ -149,7 +166,19 @@ const char *ferry_env_stats_json(void)
     return env_json;
 }
 
+static ferry_stats_sink sink;
+
+void ferry_stats_set_sink(ferry_stats_sink s)
+{
+    sink = s;
+}
+
+ferry_stats_sink ferry_stats_get_sink(void)
+{
+    return sink;
+}
+
 int ferry_stats_enabled(void)
 {
-    return ferry_env_stats() || ferry_env_timers() || ferry_env_stats_json();
+    return ferry_env_stats() || ferry_env_timers() || ferry_env_stats_json() || sink;
 }

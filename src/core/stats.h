@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/learned.h"
 #include "driver/fsinfo.h"
 
 typedef enum {
@@ -36,6 +37,30 @@ typedef enum {
 
 #define FERRY_REASON_LEN 96
 
+/* What learning did for collective reads or writes of a file: the pattern
+ * with the most calls (strategy/learn.h). Every rank holds the same. */
+#define FERRY_LEARN_SHOWN 4
+typedef struct ferry_learn_summary {
+    int active;                  /* learning ran for this kind of call */
+    int patterns;                /* patterns it followed */
+    int64_t calls, trials;       /* calls of the pattern shown, and how many were trials */
+    int from_store;              /* it started from the store's choice */
+    int nopt;
+    struct {
+        char name[24];
+        int64_t calls;           /* measured in this run */
+        double best;             /* fastest call, seconds (max over ranks) */
+        int prior;               /* best is the store's, from an earlier run */
+    } opt[FERRY_LEARN_SHOWN];
+    char chosen[24];
+    char rule[24];               /* what auto's rules chose */
+    char first[24];              /* what the pattern's first call took in this open, and why */
+    char first_why[FERRY_REASON_LEN];
+    char why[160];
+    ferry_learned_key key;       /* what the store keeps it by */
+    uint64_t digest;             /* of every decision on this file: the same on every rank */
+} ferry_learn_summary;
+
 typedef struct ferry_stats {
     /* calls made by the program */
     int64_t ind_reads, ind_writes, coll_reads, coll_writes;
@@ -56,6 +81,7 @@ typedef struct ferry_stats {
     double phase[FERRY_PHASE_COUNT];
     ferry_fs_info fs; /* the file system, as the open found it (the same on every rank) */
     int quiet;        /* a profiling tool's own file: reduced like any other, never shown */
+    ferry_learn_summary learn[2]; /* collective reads [0] and writes [1] */
 } ferry_stats;
 
 double ferry_now(void);

@@ -29,6 +29,8 @@ typedef struct ferry_stats_total {
     char reason[FERRY_KIND_COUNT][FERRY_REASON_LEN];
     double tmin[FERRY_PHASE_COUNT], tmax[FERRY_PHASE_COUNT], tavg[FERRY_PHASE_COUNT];
     ferry_fs_info fs;                          /* rank 0's; name empty: not known */
+    ferry_learn_summary learn[2];              /* rank 0's (reads, writes) */
+    int learn_agreed[2];                       /* every rank made the same decisions */
 } ferry_stats_total;
 
 /* Value of the counter named `name` in t (0 if unknown). */
@@ -42,5 +44,22 @@ char *ferry_stats_json_record(const ferry_stats_total *t, const char *filename, 
                               long long unix_time);
 /* Appends line to path with one write() on an O_APPEND descriptor. 0 or -errno. */
 int ferry_stats_append(const char *path, const char *line);
+/* Whoever wants every file's reduced statistics at close (the job report,
+ * report.c), on the rank that has them. Set alike on every rank: setting
+ * one makes every close reduce. */
+typedef void (*ferry_stats_sink)(const ferry_stats_total *t, const char *filename);
+void ferry_stats_set_sink(ferry_stats_sink s);
+ferry_stats_sink ferry_stats_get_sink(void);
+
+/* "512 B", "1.5 MiB". */
+void ferry_stats_human(int64_t v, char *buf, size_t len);
+
+/* ---- learning (stats_learn.c) ---- */
+/* One line describing a learned pattern ("4 MiB per call in 1024 pieces of 4.0 KiB, interleaved, ..."). */
+void ferry_learn_describe(const ferry_learned_key *k, char *buf, size_t cap);
+/* The FERRY_STATS lines of what learning did (snprintf into buf; returns the length). */
+int ferry_stats_learn_text(const ferry_stats_total *t, char *buf, size_t cap);
+/* The record's "learning" object, one line (malloc'd; NULL: no memory). */
+char *ferry_stats_learn_json(const ferry_stats_total *t);
 
 #endif

@@ -140,21 +140,6 @@ static void sb_json_str(sbuf *b, const char *str)
 
 static double fin(double x) { return isfinite(x) ? x : 0.0; }
 
-static void human(int64_t v, char *buf, size_t len)
-{
-    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double x = (double)v;
-    int u = 0;
-    while (x >= 1024.0 && u < 6) {
-        x /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, len, "%" PRId64 " B", v);
-    else
-        snprintf(buf, len, "%.1f %s", x, unit[u]);
-}
-
 static void emit(sbuf *b, FILE *out)
 {
     if (!b->oom && b->p) {
@@ -186,8 +171,8 @@ static void row_n(sbuf *b, const char *label, int64_t r, int64_t w, int r_na, in
 static void row_b(sbuf *b, const char *label, int64_t r, int64_t w, int r_na, int w_na)
 {
     char rs[32], ws[32];
-    human(r, rs, sizeof rs);
-    human(w, ws, sizeof ws);
+    ferry_stats_human(r, rs, sizeof rs);
+    ferry_stats_human(w, ws, sizeof ws);
     sb_printf(b, "  %-34s %14s %14s\n", label, r_na ? "-" : rs, w_na ? "-" : ws);
 }
 
@@ -236,6 +221,9 @@ void ferry_stats_print_table(const ferry_stats_total *t, const char *filename, F
             b.p[--b.len] = '\0';
         sb_putc(&b, '\n');
     }
+    char learned[2048];
+    if (ferry_stats_learn_text(t, learned, sizeof learned) > 0)
+        sb_printf(&b, "%s", learned);
     emit(&b, out);
 }
 
@@ -295,6 +283,10 @@ char *ferry_stats_json_record(const ferry_stats_total *t, const char *filename, 
                   fs->coherent_locks ? "true" : "false", fs->coherent_cache ? "true" : "false",
                   fs->cache_from_hint ? "hint" : "detected", fs->rmw_safe ? "true" : "false");
     }
+    char *learned = t->learn[0].active || t->learn[1].active ? ferry_stats_learn_json(t) : NULL;
+    if (learned)
+        sb_printf(&b, ",\"learning\":%s", learned);
+    free(learned);
     sb_printf(&b, ",\"hints\":");
     /* the caller's object, kept on one line; anything that is not an object is replaced by {} */
     const char *h = hints_json;
@@ -409,14 +401,20 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
     /* max of t and of -t (= -min) per phase, and of -rank per kind (=
      * -lowest rank that decided that kind): one Allreduce, every rank
      * needs the last part to know whether it sends its strategy */
-    double mx[2 * NP + NK], rmx[2 * NP + NK];
+    /* and, per direction, of the learning digest and its negation: 53 of
+     * its bits, exact in a double, tell whether every rank decided alike */
+    double mx[2 * NP + NK + 4], rmx[2 * NP + NK + 4];
     for (int p = 0; p < NP; p++) {
         mx[p] = s->phase[p];
         mx[NP + p] = -s->phase[p];
     }
     for (int k = 0; k < NK; k++)
         mx[2 * NP + k] = s->strategy_calls[k] > 0 ? -(double)rank : -(double)size;
-    MPI_Allreduce(mx, rmx, 2 * NP + NK, MPI_DOUBLE, MPI_MAX, comm);
+    for (int d = 0; d < 2; d++) {
+        mx[2 * NP + NK + 2 * d] = (double)(s->learn[d].digest >> 11);
+        mx[2 * NP + NK + 2 * d + 1] = -(double)(s->learn[d].digest >> 11);
+    }
+    MPI_Allreduce(mx, rmx, 2 * NP + NK + 4, MPI_DOUBLE, MPI_MAX, comm);
 
     /* sums */
     int64_t sum[NC + NK], rsum[NC + NK];
@@ -462,6 +460,10 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
     t.ranks = size;
     t.nodes = nodes;
     t.fs = s->fs;
+    for (int d = 0; d < 2; d++) {
+        t.learn[d] = s->learn[d];
+        t.learn_agreed[d] = rmx[2 * NP + NK + 2 * d] == -rmx[2 * NP + NK + 2 * d + 1];
+    }
     for (int i = 0; i < ferry_stats_ncounters; i++)
         t.counter[i] = rsum[i];
     for (int k = 0; k < NK; k++) {
@@ -475,6 +477,9 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
         t.tavg[p] = tsum[p] / size;
     }
 
+    ferry_stats_sink sink = ferry_stats_get_sink();
+    if (sink)
+        sink(&t, filename);
     if (want_stats)
         ferry_stats_print_table(&t, filename, stderr);
     if (want_timers)

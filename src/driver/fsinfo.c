@@ -182,35 +182,15 @@ int ferry_mountinfo_match(const char *text, const char *path, char *fstype, size
     return found;
 }
 
+/* The whole of a /proc text (its size says 0 until read). */
 static char *slurp(const char *file)
 {
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    size_t cap = 16384, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-        if (n == cap) {
-            char *nb = realloc(buf, 2 * cap + 1);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    close(fd);
-    if (buf)
-        buf[n] = 0;
-    return buf;
+    char *buf;
+    size_t len;
+    if (ferry_path_read(file, (size_t)16 << 20, &buf, &len, NULL) == 0)
+        return buf;
+    free(buf);
+    return NULL;
 }
 
 static int64_t xattr_int(const char *path, const char *name)
@@ -345,6 +325,8 @@ static void mount_probe(const char *at, unsigned long magic, ferry_fs_info *out)
     if (type[0] && magic == MAGIC_FUSE && strncmp(type, "fuse", 4))
         type[0] = 0;
     ferry_fs_classify(type[0] ? type : NULL, magic, out);
+    if (type[0] && strlen(mnt) < sizeof out->mount)
+        memcpy(out->mount, mnt, strlen(mnt) + 1);
     if (out->type == FERRY_FS_GLUSTER && mnt[0])
         stripe_gluster(mnt, out);
 }

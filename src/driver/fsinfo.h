@@ -41,6 +41,7 @@ typedef struct ferry_fs_info {
     ferry_fs_type type;
     ferry_fs_class fs_class;
     char name[32];            /* mount-table type ("fuse.glusterfs", "ext4"), or the statfs magic in hex */
+    char mount[128];          /* mount point, as the mount table gives it ("" when not found) */
     unsigned long magic;      /* statfs f_type */
     int64_t stripe_unit;      /* bytes; 0: unknown or not striped */
     int stripe_count;         /* servers one file spreads over; 0: unknown */

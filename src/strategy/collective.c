@@ -9,13 +9,16 @@
  * for any pattern, so a wrong guess costs speed, never bytes.
  */
 #include "core/errors.h"
+#include "core/remember.h"
 #include "strategy/auto.h"
+#include "strategy/learn.h"
 #include "strategy/forward.h"
 #include "strategy/local.h"
 #include "strategy/twophase.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct ferry_coll {
     int own_nodes;             /* a node communicator of its own (a file's worker) */
@@ -31,6 +34,8 @@ struct ferry_coll {
     ferry_runs last_runs[2];
     int have_last[2];
     ferry_tp_memo memo[2];
+    ferry_learner learn[2];    /* per direction: reads and writes are learned apart */
+    ferry_learn_slot *fast_slot[2]; /* the learned pattern the fast path repeats, if any */
 };
 
 static struct ferry_coll *coll_of(ferry_file *f)
@@ -49,11 +54,61 @@ int ferry_strategy_own_nodes(ferry_file *f)
     return MPI_SUCCESS;
 }
 
+/* What learning did on f, into its statistics and, for rank 0 to keep, its
+ * store entries. */
+static void learn_report(ferry_file *f, struct ferry_coll *c)
+{
+    for (int d = 0; d < 2; d++) {
+        const ferry_learner *l = &c->learn[d];
+        const ferry_learn_slot *top = NULL;
+        int used = 0;
+        for (int i = 0; i < FERRY_LEARN_SLOTS; i++) {
+            const ferry_learn_slot *s = &l->slot[i];
+            if (!s->used)
+                continue;
+            used++;
+            ferry_learned_entry e;
+            if (ferry_learn_entry(s, f->hints.learn, &e))
+                ferry_remember_note(f, &e);
+            if (!top || s->calls > top->calls)
+                top = s;
+        }
+        ferry_learn_summary *m = &f->stats.learn[d];
+        m->digest = l->digest;
+        if (!top)
+            continue;
+        m->active = 1;
+        m->patterns = used;
+        m->calls = top->calls;
+        m->trials = top->trials;
+        m->from_store = top->from_store;
+        m->key = top->key;
+        m->nopt = top->nopt < FERRY_LEARN_SHOWN ? top->nopt : FERRY_LEARN_SHOWN;
+        for (int i = 0; i < m->nopt; i++) {
+            ferry_learn_opt_name(&top->opt[i], m->opt[i].name, sizeof m->opt[i].name);
+            m->opt[i].calls = top->opt[i].n;
+            m->opt[i].best = top->opt[i].best;
+            m->opt[i].prior = top->opt[i].prior;
+        }
+        int c_ = top->state == FERRY_LEARN_SETTLED || top->from_store ? top->chosen : top->rule;
+        ferry_learn_opt_name(&top->opt[c_], m->chosen, sizeof m->chosen);
+        ferry_learn_opt_name(&top->opt[top->rule], m->rule, sizeof m->rule);
+        ferry_learn_opt_name(&top->opt[top->first], m->first, sizeof m->first);
+        snprintf(m->first_why, sizeof m->first_why, "%s", top->first_why);
+        if (top->state == FERRY_LEARN_SETTLED || top->from_store || top->why[0])
+            snprintf(m->why, sizeof m->why, "%s", top->why);
+        else
+            snprintf(m->why, sizeof m->why, "the rules (%s); %s", top->rule_why,
+                     top->calls < 2 ? "the pattern did not repeat" : "trials not finished");
+    }
+}
+
 void ferry_strategy_release(ferry_file *f)
 {
     struct ferry_coll *c = f->coll;
     if (!c)
         return;
+    learn_report(f, c);
     ferry_local_win_free(&c->win);
     ferry_runs_free(&c->last_runs[0]);
     ferry_runs_free(&c->last_runs[1]);
@@ -92,18 +147,36 @@ static ferry_coll_strategy requested(const ferry_file *f, int is_write)
  * call returns when all have: then the bricks hold every byte and the size.
  * One fsync per aggregator and one allreduce per collective write, on such
  * file systems only (docs/filesystems.md: measured cost). */
-static int flush_for_others(ferry_file *f, int wrote)
+static int flush_for_others(ferry_file *f, int wrote, double start, int64_t *max_ns)
 {
     double t0 = ferry_now();
     int err = wrote ? f->fd.drv->sync(&f->fd) : 0;
     int code = err ? ferry_err_errno(err, f->filename) : MPI_SUCCESS;
-    int in = ferry_err_class(code), out = in;
+    /* the call's time so far rides along: the flush is part of what it cost */
+    int64_t in[2] = {ferry_err_class(code), (int64_t)((ferry_now() - start) * 1e9)}, out[2] = {in[0], in[1]};
     if (f->size > 1)
-        MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, f->comm);
+        MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, f->comm);
     ferry_stats_phase(&f->stats, FERRY_PHASE_SYNC, t0);
+    *max_ns = out[1];
     if (code != MPI_SUCCESS)
         return code;
-    return out == MPI_SUCCESS ? MPI_SUCCESS : ferry_err(out, "flushing a collective write failed on another rank");
+    return out[0] == MPI_SUCCESS ? MPI_SUCCESS
+                                 : ferry_err((int)out[0], "flushing a collective write failed on another rank");
+}
+
+/* Runs the two-phase option of a trial that names its own aggregator count. */
+static int twophase_with(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
+                         const ferry_nodes *nodes, ferry_tp_memo *memo, int cb_nodes, int64_t *done)
+{
+    if (!cb_nodes)
+        return ferry_twophase(f, x, runs, pat, nodes, memo, done);
+    int kept = f->hints.cb_nodes;
+    f->hints.cb_nodes = cb_nodes;
+    memo->valid = 0; /* its senders were for other aggregators */
+    int code = ferry_twophase(f, x, runs, pat, nodes, memo, done);
+    f->hints.cb_nodes = kept;
+    memo->valid = 0;
+    return code;
 }
 
 int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err, int64_t *done)
@@ -121,16 +194,27 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     int changed = x->bytes != c->last_bytes[dir] || (const void *)f->view.ft != c->last_view[dir];
     c->last_bytes[dir] = x->bytes;
     c->last_view[dir] = f->view.ft;
+    /* learning runs where auto does, except on a file's worker (async.c),
+     * whose copy of the file would learn apart from the file */
+    ferry_learner *learner = &c->learn[dir];
+    int learning = want == FERRY_COLL_AUTO && f->hints.learn != FERRY_LEARN_OFF && !c->own_nodes;
+    int max_trials = f->hints.learn == FERRY_LEARN_REUSE ? 0 : f->hints.learn_trials;
+    ferry_learn_slot *slot = NULL;
 
     int code = local_err;
     int64_t writes_before = f->stats.sys_writes;
     ferry_coll_strategy chosen;
+    int cb_nodes = 0;
     char reason_buf[FERRY_REASON_LEN];
     const char *reason = reason_buf; /* fixed reasons point at literals: no formatting per call */
     ferry_runs runs = {0};
     int have_runs = 0;
-    if (want == FERRY_COLL_INDEPENDENT || (want == FERRY_COLL_AUTO && c->fast_independent[dir])) {
+    double start = ferry_now();
+    ferry_learn_slot *fast = want == FERRY_COLL_AUTO && c->fast_independent[dir] ? c->fast_slot[dir] : NULL;
+    if (want == FERRY_COLL_INDEPENDENT ||
+        (want == FERRY_COLL_AUTO && c->fast_independent[dir] && (!fast || ferry_learn_repeat(learner, fast, max_trials)))) {
         chosen = FERRY_COLL_INDEPENDENT;
+        slot = fast;
         /* the reason that decided it still holds: say it, then the reuse
          * (formatted once, when it was decided) */
         reason = want == FERRY_COLL_INDEPENDENT ? "requested by hint" : c->decided[dir];
@@ -145,11 +229,23 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
         double t0 = ferry_now();
         code = ferry_pattern_agree(f, code, &runs, c->have_last[dir] ? &c->last_runs[dir] : NULL, &pat);
         const ferry_nodes *nodes = nodes_of(f, c);
-        ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
+        start = ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0); /* the ranks have met: time the I/O from here */
         chosen = want;
-        if (want == FERRY_COLL_AUTO)
+        if (want == FERRY_COLL_AUTO) {
             chosen = ferry_auto_choose(f, &pat, nodes, x->is_write, reason_buf, sizeof reason_buf);
-        else if (want == FERRY_COLL_LOCAL && ferry_auto_local_collapses(f, &pat, nodes, reason_buf, sizeof reason_buf))
+            if (learning && pat.err == MPI_SUCCESS && nodes) {
+                ferry_learn_ctx ctx;
+                char rule_why[FERRY_REASON_LEN];
+                memcpy(rule_why, reason_buf, sizeof rule_why);
+                ferry_learn_setup(&ctx, f, &pat, nodes, x->is_write, chosen, rule_why);
+                ctx.known = &f->known;
+                slot = ferry_learn_pick(learner, &ctx, reason_buf, sizeof reason_buf);
+                if (slot) {
+                    chosen = slot->opt[slot->running].s;
+                    cb_nodes = slot->opt[slot->running].cb_nodes;
+                }
+            }
+        } else if (want == FERRY_COLL_LOCAL && ferry_auto_local_collapses(f, &pat, nodes, reason_buf, sizeof reason_buf))
             chosen = FERRY_COLL_TWOPHASE; /* BT-IO on the testbed: local 1.1 MiB/s, two-phase 79 */
         else
             reason = "requested by hint";
@@ -163,7 +259,7 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
             if (!nodes)
                 code = ferry_err(MPI_ERR_INTERN, "could not map ranks to nodes");
             else if (chosen == FERRY_COLL_TWOPHASE)
-                code = ferry_twophase(f, x, &runs, &pat, nodes, &c->memo[dir], done);
+                code = twophase_with(f, x, &runs, &pat, nodes, &c->memo[dir], cb_nodes, done);
             else if (chosen == FERRY_COLL_LOCAL)
                 code = ferry_local(f, x, &runs, nodes, &c->win, done);
             else
@@ -172,24 +268,31 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     }
     ferry_stats_strategy(&f->stats, kind, ferry_coll_strategy_name(chosen), reason);
 
-    /* One allreduce: the outcome, and whether any rank's pattern changed. */
+    /* One allreduce: the outcome, whether any rank's pattern changed, and
+     * the call's time on its slowest rank (what learning compares). */
     double t0 = ferry_now();
-    int in[2] = {ferry_err_class(code), changed}, out[2] = {in[0], in[1]};
+    int64_t in[3] = {ferry_err_class(code), changed, (int64_t)((t0 - start) * 1e9)}, out[3] = {in[0], in[1], in[2]};
     if (f->size > 1)
-        MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, f->comm);
+        MPI_Allreduce(in, out, 3, MPI_INT64_T, MPI_MAX, f->comm);
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
-    int was_fast = c->fast_independent[dir];
-    c->fast_independent[dir] = chosen == FERRY_COLL_INDEPENDENT && !out[1] && want == FERRY_COLL_AUTO;
-    if (c->fast_independent[dir] && !was_fast)
-        snprintf(c->decided[dir], sizeof c->decided[dir], "%.*s (same pattern as the last call)",
-                 FERRY_REASON_LEN - 33, reason);
     /* kept only after a call that succeeded everywhere, so every rank keeps alike */
     int ok = code == MPI_SUCCESS && out[0] == MPI_SUCCESS;
+    int64_t max_ns = out[2];
     /* chosen is the same on every rank (from the agreed pattern), so all take part */
     if (ok && dir && f->size > 1 && !f->fs.coherent_cache && chosen != FERRY_COLL_INDEPENDENT) {
-        code = flush_for_others(f, f->stats.sys_writes != writes_before);
+        code = flush_for_others(f, f->stats.sys_writes != writes_before, start, &max_ns);
         ok = code == MPI_SUCCESS;
     }
+    /* every rank passes the same time, or -1 on every rank for a failed call */
+    ferry_learn_done(learner, slot, ok ? (double)max_ns * 1e-9 : -1.0);
+    int was_fast = c->fast_independent[dir];
+    c->fast_independent[dir] = chosen == FERRY_COLL_INDEPENDENT && !out[1] && want == FERRY_COLL_AUTO &&
+                               (!slot || (slot->opt[slot->chosen].s == FERRY_COLL_INDEPENDENT &&
+                                          ferry_learn_steady(slot, max_trials)));
+    c->fast_slot[dir] = c->fast_independent[dir] ? slot : NULL;
+    if (c->fast_independent[dir] && (!was_fast || reason != c->decided[dir]))
+        snprintf(c->decided[dir], sizeof c->decided[dir], "%.*s (same pattern as the last call)",
+                 FERRY_REASON_LEN - 33, slot ? slot->why : reason); /* what was learned, not the trial */
     c->have_last[dir] = ok && have_runs && ferry_runs_copy(&c->last_runs[dir], &runs) == MPI_SUCCESS;
     if (!ok || chosen != FERRY_COLL_TWOPHASE)
         c->memo[dir].valid = 0;
@@ -202,7 +305,7 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     if (out[0] != MPI_SUCCESS) {
         if (dir)
             *done = 0;
-        return ferry_err(out[0], "the collective call failed on another rank");
+        return ferry_err((int)out[0], "the collective call failed on another rank");
     }
     return MPI_SUCCESS;
 }

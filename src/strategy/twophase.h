@@ -14,6 +14,9 @@
 #include "strategy/aggregators.h"
 #include "strategy/pattern.h"
 
+/* File domains are at least this large: below it, fewer aggregators do better. */
+#define FERRY_TP_MIN_DOMAIN ((int64_t)1 << 20)
+
 /* The plan of one call on one rank. */
 typedef struct ferry_tp_piece {
     int64_t off, len;  /* file bytes */

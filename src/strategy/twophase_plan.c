@@ -7,7 +7,6 @@
 #include <string.h>
 
 #define MAX_ROUND ((int64_t)1 << 30) /* a round must fit MPI's int counts */
-#define MIN_DOMAIN ((int64_t)1 << 20) /* below this, fewer aggregators do better */
 
 int ferry_tp_round_of(const ferry_tp_plan *plan, int64_t off)
 {
@@ -218,7 +217,7 @@ int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *run
     if (rc != MPI_SUCCESS)
         return rc;
     f->cb_nodes_used = plan->aggs.n; /* what cb_nodes reports (get_info) */
-    ferry_domains_make(&plan->d, pat->lo, pat->hi, plan->aggs.n, st, MIN_DOMAIN);
+    ferry_domains_make(&plan->d, pat->lo, pat->hi, plan->aggs.n, st, FERRY_TP_MIN_DOMAIN);
     int64_t b = f->hints.cb_buffer_size;
     if (b > MAX_ROUND)
         b = MAX_ROUND;

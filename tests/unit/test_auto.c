@@ -3,47 +3,9 @@
 #include "strategy/aggregators.h"
 #include "strategy/auto.h"
 #include "unit/check.h"
+#include "unit/strategy_fixture.h"
 
 #include <stdlib.h>
-
-#define KiB ((int64_t)1 << 10)
-#define MiB ((int64_t)1 << 20)
-
-static ferry_file *file_of(ferry_fs_class cls, int size)
-{
-    ferry_file *f = calloc(1, sizeof *f);
-    f->size = size;
-    f->fs.fs_class = cls;
-    ferry_hints_defaults(&f->hints);
-    return f;
-}
-
-/* size ranks, nnodes nodes of size/nnodes consecutive ranks */
-static ferry_nodes nodes_of(int size, int nnodes)
-{
-    ferry_nodes n = {0};
-    n.nnodes = nnodes;
-    n.node_of = malloc((size_t)size * sizeof *n.node_of);
-    for (int r = 0; r < size; r++)
-        n.node_of[r] = r / (size / nnodes);
-    n.node_size = size / nnodes;
-    return n;
-}
-
-/* `ranks` ranks each with `runs` pieces of `piece` bytes over [0, extent);
- * span: each rank's own extent */
-static ferry_pattern pat(int ranks, int64_t runs, int64_t piece, int64_t extent, int64_t span)
-{
-    ferry_pattern p = {0};
-    p.lo = 0;
-    p.hi = extent;
-    p.active = ranks;
-    p.runs = runs * ranks;
-    p.bytes = runs * piece * ranks;
-    p.max_rank_bytes = runs * piece;
-    p.span_sum = span * ranks;
-    return p;
-}
 
 static ferry_coll_strategy choose(ferry_file *f, int nnodes, ferry_pattern p, int is_write, char *why)
 {

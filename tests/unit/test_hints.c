@@ -515,8 +515,11 @@ static void test_info(void)
     CHECK(ferry_hints_to_info(&h, &info) == MPI_SUCCESS);
     int nkeys = 0;
     MPI_Info_get_nkeys(info, &nkeys);
-    CHECK(nkeys == 25);
+    CHECK(nkeys == 28);
     CHECK(info_is(info, "cb_buffer_size", "16777216"));
+    CHECK(info_is(info, "ferry_learn", "auto"));
+    CHECK(info_is(info, "ferry_learn_trials", "8"));
+    CHECK(info_is(info, "ferry_learn_cache", "default"));
     CHECK(info_is(info, "cb_nodes", "0"));
     CHECK(info_is(info, "cb_config_list", "*:1"));
     CHECK(info_is(info, "romio_cb_write", "automatic"));
@@ -675,7 +678,8 @@ static void test_json(void)
     CHECK(strstr(buf, "\"ferry_forward_collectors\":1,") != NULL);
     CHECK(strstr(buf, "\"ferry_forward_assign\":\"route-aware\",") != NULL);
     CHECK(strstr(buf, "\"ferry_forward_errors\":\"call\",") != NULL);
-    CHECK(strstr(buf, "\"ferry_cache_coherent\":\"automatic\"}") != NULL);
+    CHECK(strstr(buf, "\"ferry_cache_coherent\":\"automatic\",") != NULL);
+    CHECK(strstr(buf, "\"ferry_learn\":\"auto\",\"ferry_learn_trials\":8,\"ferry_learn_cache\":\"default\"}") != NULL);
     h.local_aggregators = FERRY_LOCAL_AGG_ALL;
     n = ferry_hints_to_json(&h, buf, sizeof buf);
     CHECK(strstr(buf, "\"ferry_local_aggregators\":2147483647") != NULL);

@@ -1,6 +1,7 @@
 /*
  * Statistics without MPI: timers, strategy recording, the JSON record's
- * escaping and the atomic append, the tables' layout.
+ * escaping and the atomic append, the tables' layout, what learning did as
+ * the table, the record and the job report show it.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/report.h"
 #include "core/stats_internal.h"
 #include "core/version.h"
 #include "unit/check.h"
@@ -199,6 +201,104 @@ static void test_tables(void)
     free(text);
 }
 
+static int64_t *counter_of(ferry_stats_total *t, const char *name)
+{
+    for (int i = 0; i < ferry_stats_ncounters; i++)
+        if (!strcmp(ferry_stats_counters[i].name, name))
+            return &t->counter[i];
+    return NULL;
+}
+
+/* What learning did, as FERRY_STATS, the record and the job report show it. */
+static void test_learning(void)
+{
+    ferry_stats_total t[3];
+    memset(t, 0, sizeof t);
+    const char *names[3] = {"/scratch/run/ckpt.0001", "/scratch/run/ckpt.0002", "/scratch/run/mesh.dat"};
+    for (int i = 0; i < 3; i++) {
+        t[i].ranks = 8;
+        t[i].nodes = 4;
+        *counter_of(&t[i], "bytes_written") = 4 << 20;
+        *counter_of(&t[i], "coll_writes") = 80;
+        t[i].calls[FERRY_KIND_COLL_WRITE] = 80;
+        snprintf(t[i].strategy[FERRY_KIND_COLL_WRITE], sizeof t[i].strategy[0], "twophase");
+        t[i].tmax[FERRY_PHASE_WRITE] = 0.5;
+        t[i].learn_agreed[1] = 1;
+    }
+    ferry_learn_summary *l = &t[1].learn[1];
+    l->active = 1;
+    l->patterns = 1;
+    l->calls = 10;
+    l->trials = 3;
+    l->nopt = 3;
+    snprintf(l->opt[0].name, sizeof l->opt[0].name, "local");
+    l->opt[0].calls = 1;
+    l->opt[0].best = 0.0216;
+    snprintf(l->opt[1].name, sizeof l->opt[1].name, "independent");
+    l->opt[1].best = 0.5;
+    l->opt[1].prior = 1;
+    snprintf(l->opt[2].name, sizeof l->opt[2].name, "twophase cb_nodes=1");
+    l->opt[2].calls = 8;
+    l->opt[2].best = 0.012;
+    snprintf(l->rule, sizeof l->rule, "local");
+    snprintf(l->chosen, sizeof l->chosen, "twophase cb_nodes=1");
+    snprintf(l->first, sizeof l->first, "local");
+    snprintf(l->first_why, sizeof l->first_why, "local: 480 B pieces");
+    snprintf(l->why, sizeof l->why, "fastest measured: 41.67x faster than independent (3 of 3 options measured)");
+    snprintf(l->key.fs, sizeof l->key.fs, "fuse.glusterfs");
+    snprintf(l->key.mount, sizeof l->key.mount, "/mnt/\"x\"");
+    l->key.write = 1;
+    l->key.ranks = 8;
+    l->key.nodes = 4;
+    l->key.bytes = 4 << 20;
+    l->key.pieces = 8192;
+    l->key.extent = 4 << 20;
+    l->key.span = 32 << 20;
+
+    /* the table's lines */
+    char text[2048];
+    CHECK(ferry_stats_learn_text(&t[1], text, sizeof text) > 0);
+    CHECK_MSG(strstr(text, "learned for collective writes (4.0 MiB per call in 8192 pieces of 512 B, interleaved, "
+                           "8 ranks on 4 nodes):\n") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "first call: local (local: 480 B pieces)") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "tried local 1 call, best 21.60 ms, independent 500.00 ms in an earlier run, "
+                           "twophase cb_nodes=1 8 calls, best 12.00 ms") != NULL, "%s", text);
+    CHECK(strstr(text, "DISAGREED") == NULL);
+    t[1].learn_agreed[1] = 0;
+    ferry_stats_learn_text(&t[1], text, sizeof text);
+    CHECK(strstr(text, "RANKS DISAGREED") != NULL);
+    t[1].learn_agreed[1] = 1;
+    /* the record's member, valid JSON with the mount escaped */
+    char *json = ferry_stats_learn_json(&t[1]);
+    CHECK(json && strstr(json, "\"coll_write\":{") && !strstr(json, "coll_read"));
+    CHECK_MSG(json && strstr(json, "\"mount\":\"/mnt/\\\"x\\\"\"") && strstr(json, "\"agreed\":true") &&
+                  strstr(json, "\"chosen\":\"twophase cb_nodes=1\"") && strstr(json, "\"from_store\":true"),
+              "%s", json ? json : "(null)");
+    free(json);
+
+    /* the job report: groups by name, the learning, a recommendation with its measurements */
+    char *r = ferry_report_text(t, names, 3, 8, "ferry 9.9");
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    CHECK_MSG(strstr(r, "ferry job report (ferry 9.9): 8 ranks, 3 file opens in 2 groups, 0 B read, 12.0 MiB written") != NULL,
+              "%s", r);
+    CHECK_MSG(strstr(r, "  ckpt.*                       2     8") != NULL, "%s", r);
+    CHECK(strstr(r, "  mesh.dat                     1     8") != NULL);
+    CHECK(strstr(r, " write 1.500") != NULL); /* 3 opens of 0.5 s */
+    CHECK_MSG(strstr(r, "writes of ckpt.*: twophase cb_nodes=1: fastest measured") != NULL, "%s", r);
+    CHECK_MSG(strstr(r, "  - writes of ckpt.* were 1.80x faster with twophase cb_nodes=1 than with local, auto's "
+                        "rules' choice (fastest call 0.012 s against 0.0216 s, both measured in this run).") != NULL,
+              "%s", r);
+    CHECK(strstr(r, "FERRY_HINTS=\"ckpt.*:ferry_write_strategy=twophase:cb_nodes=1\"") != NULL);
+    free(r);
+    /* no measured gain of 10 %: no recommendation, and the report says why */
+    l->opt[0].best = 0.0125;
+    r = ferry_report_text(t, names, 3, 8, "ferry 9.9");
+    CHECK(r && strstr(r, "none: no measured alternative beat auto's rules by 10% or more") != NULL);
+    free(r);
+}
+
 int main(void)
 {
     test_timers();
@@ -206,6 +306,7 @@ int main(void)
     test_json();
     test_append();
     test_tables();
+    test_learning();
     if (check_failures)
         fprintf(stderr, "test_stats: %d checks failed\n", check_failures);
     else

@@ -5,8 +5,10 @@
  * its own file and its blocks follow each other. -a posix uses open/pwrite
  * directly (with -F: the file-per-process limit the comparison measures
  * against); -a mpiio uses MPI_File_write_at or, with -c, write_at_all.
- * -C reads back the data of rank+1 instead of one's own, so the read cannot
- * be served from what this rank just wrote.
+ * -C reads back the data of rank+1 (-Q N: rank+N) instead of one's own, so
+ * the read cannot be served from what this rank just wrote; with N the ranks
+ * of a node (IOR's task-per-node offset), not from what its node's file
+ * system client cached either.
  */
 #include "bench.h"
 
@@ -21,10 +23,10 @@ static const char *const apis[] = {"mpiio", "posix", NULL};
 enum { API_MPIIO, API_POSIX };
 
 struct ior_opts {
-    int api, segments, fpp, coll, w, r, reorder, fsync, overlap_ms;
+    int api, segments, fpp, coll, w, r, reorder, reorder_by, fsync, overlap_ms;
     int64_t xfer, block;
 };
-static const struct ior_opts defaults = {.segments = 1, .xfer = 256 * 1024, .block = 1024 * 1024};
+static const struct ior_opts defaults = {.segments = 1, .xfer = 256 * 1024, .block = 1024 * 1024, .reorder_by = 1};
 static struct ior_opts o;
 
 static const fb_opt opts[] = {
@@ -37,6 +39,8 @@ static const fb_opt opts[] = {
     {"-w", "write", FB_FLAG, &o.w, "write phase (without -w and -r: both)", NULL},
     {"-r", "read", FB_FLAG, &o.r, "read phase, verified (a file left by -w -k must exist)", NULL},
     {"-C", "reorder", FB_FLAG, &o.reorder, "read back the data of rank+1", NULL},
+    {"-Q", "reorder_by", FB_INT, &o.reorder_by, "with -C: read back the data of rank+N (default 1; the ranks of a"
+     " node keep a node's client cache out of the read)", NULL},
     {"-e", "fsync", FB_FLAG, &o.fsync, "fsync / MPI_File_sync at the end of the write phase", NULL},
     {"--overlap-ms", "overlap_ms", FB_INT, &o.overlap_ms,
      "with -c: iwrite_at_all/iread_at_all, compute N ms, wait; reports the overlap achieved"
@@ -63,6 +67,8 @@ static int check(fb_ctx *c)
         err = "-c needs -a mpiio";
     else if (o.overlap_ms && (!o.coll || o.fpp))
         err = "--overlap-ms needs -c on a shared file";
+    else if (o.reorder_by < 1)
+        err = "-Q must be at least 1";
     if (err) {
         if (c->rank == 0)
             fprintf(stderr, "ferry-bench ior: %s\n", err);
@@ -194,7 +200,7 @@ static void transfers(fb_ctx *c, ior_file *f, const char *path, int write, unsig
 
 static void run(fb_ctx *c, int rep)
 {
-    int src = o.reorder ? (c->rank + 1) % c->size : c->rank;
+    int src = o.reorder ? (int)((c->rank + (int64_t)o.reorder_by) % c->size) : c->rank;
     char wpath[4200], rpath[4200];
     file_name(c, c->rank, wpath, sizeof wpath);
     file_name(c, src, rpath, sizeof rpath);

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "ferry.h"
 #include "tune.h"
+#include "core/learned.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -58,6 +59,10 @@ static void usage(FILE *f)
             "  --no-control        skip the A/A control (ferry's defaults measured a second time,\n"
             "                      as if they were another configuration: the noise floor)\n"
             "  --always-write      write the best hints even when they are within noise\n"
+            "  --store PATH|off    the store of learned choices the best collective strategy is\n"
+            "                      added to, with the hints file (default FERRY_LEARN_CACHE, else\n"
+            "                      ~/.cache/ferry/learned.json): the next run starts there\n"
+            "  --show-store        print the store of learned choices (--store) and exit\n"
             "  --file PATH         test file (default $TMPDIR/ferry-tune.PID.dat; or -o after --)\n"
             "  --ranks N           ranks (--from: default the record's)\n"
             "  --record N          --from: use record N (1-based) only\n"
@@ -366,7 +371,8 @@ int main(int argc, char **argv)
     int rounds = 10;
     const char *from = NULL, *out = "ferry-hints.txt", *report_path = NULL, *samples = NULL, *file = NULL;
     int ranks = 0, record = 0, print_proxy = 0, check = 0, list = 0, native = 1, control = 1, always_write = 0;
-    int quiet = 0;
+    int quiet = 0, show_store = 0;
+    const char *store_opt = NULL;
     int metric_set = 0;
     double budget = 600, tol = 0.01;
     run.mpiexec = TUNE_MPIEXEC;
@@ -379,7 +385,7 @@ int main(int argc, char **argv)
     run.tmpdir = tmp && *tmp ? tmp : "/tmp";
 
     enum { O_PATTERN = 256, O_FROM, O_RANKS, O_BUDGET, O_OUT, O_REPORT, O_SAMPLES, O_METRIC, O_REPS, O_WARMUP,
-           O_MINS, O_MAXS, O_ALPHA, O_GAIN, O_TOP, O_ONLY, O_EXCLUDE, O_NONATIVE, O_NOCONTROL, O_ALWAYS, O_FILE,
+           O_MINS, O_MAXS, O_ALPHA, O_GAIN, O_TOP, O_ONLY, O_EXCLUDE, O_NONATIVE, O_NOCONTROL, O_ALWAYS, O_STORE, O_SHOW_STORE, O_FILE,
            O_RECORD, O_PROXY, O_CHECK, O_TOL, O_COMPARE, O_ROUNDS, O_LIST, O_MPIEXEC, O_EXTRA, O_BENCH, O_LIB,
            O_VERSION };
     static const struct option longs[] = {
@@ -393,6 +399,7 @@ int main(int argc, char **argv)
         {"top", required_argument, NULL, O_TOP},         {"only", required_argument, NULL, O_ONLY},
         {"exclude", required_argument, NULL, O_EXCLUDE}, {"no-native", no_argument, NULL, O_NONATIVE},
         {"no-control", no_argument, NULL, O_NOCONTROL},  {"always-write", no_argument, NULL, O_ALWAYS},
+        {"store", required_argument, NULL, O_STORE},     {"show-store", no_argument, NULL, O_SHOW_STORE},
         {"file", required_argument, NULL, O_FILE},       {"record", required_argument, NULL, O_RECORD},
         {"print-proxy", no_argument, NULL, O_PROXY},     {"check", no_argument, NULL, O_CHECK},
         {"tolerance", required_argument, NULL, O_TOL},   {"compare", required_argument, NULL, O_COMPARE},
@@ -447,6 +454,8 @@ int main(int argc, char **argv)
         case O_NONATIVE: native = 0; break;
         case O_NOCONTROL: control = 0; break;
         case O_ALWAYS: always_write = 1; break;
+        case O_STORE: store_opt = v; break;
+        case O_SHOW_STORE: show_store = 1; break;
         case O_FILE: file = v; break;
         case O_RECORD: bad = parse_int(v, 1, &record); break;
         case O_PROXY: print_proxy = 1; break;
@@ -478,6 +487,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "ferry-tune: unexpected argument '%s' (pattern options go after --)\n", argv[i]);
         return 2;
     }
+    /* the store as the library finds it: before the runs' environment is set */
+    static char store_buf[4200];
+    const char *store = ferry_learned_path(store_opt, store_buf, sizeof store_buf);
+    if (show_store)
+        return tune_store_list(store, stdout);
     if (!!run.pattern == !!from) {
         fprintf(stderr, "ferry-tune: give either --pattern NAME or --from RUN.json (see --help)\n");
         return 2;
@@ -549,6 +563,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "ferry-tune: %s is set; unset for the runs\n", owned[k]);
             unsetenv(owned[k]);
         }
+    /* the runs neither read nor change the store: each starts where a new job would */
+    setenv("FERRY_LEARN_CACHE", "off", 1);
     if (!strcmp(run.flavor, "openmpi") && geteuid() == 0) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
@@ -684,6 +700,16 @@ int main(int argc, char **argv)
     if (tune_write_hints(&rep, out) != 0) {
         fprintf(stderr, "ferry-tune: cannot write %s: %s\n", out, strerror(errno));
         status = 1;
+    }
+    if (tune_report_has_hints(&rep)) {
+        char best[TUNE_HINT_LEN];
+        int n = 0;
+        tune_space_hints(&space, res.p[res.best].v, run.fixed, best, sizeof best);
+        tune_summary sm;
+        const double *smp = tune_judged(&res.p[res.best], &n);
+        tune_summarize(smp, n, &sm);
+        if (tune_store_add(store, best, sm.median, probe_out.last, quiet ? NULL : stderr) < 0)
+            status = 1;
     }
     tune_print_report(&rep, stdout);
     if (report_path) {

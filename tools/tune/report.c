@@ -90,6 +90,12 @@ static void workload(const tune_report *r, char *buf, size_t len)
         snprintf(buf + at, len - at, " on %d rank%s", r->run->ranks, ferry_s(r->run->ranks));
 }
 
+int tune_report_has_hints(const tune_report *r)
+{
+    verdict v = judge(r);
+    return v.significant || (r->always_write && !v.best_is_default);
+}
+
 /* ---- the hints file ---- */
 
 int tune_write_hints(const tune_report *r, const char *path)

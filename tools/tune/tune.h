@@ -15,6 +15,7 @@
  *   report.c  the report, the hints file, the samples CSV
  *   compare.c --compare: a hints file against the defaults, held out
  *   jpath.c   members of a JSON document (jansson) by dotted path
+ *   store.c   the store of learned choices (the library's own code): list, add
  */
 #ifndef FERRY_TUNE_H
 #define FERRY_TUNE_H
@@ -203,7 +204,19 @@ typedef struct {
 } tune_report;
 
 int tune_write_hints(const tune_report *r, const char *path);
+/* 1 when the hints file holds hints (the best beat the defaults, or --always-write). */
+int tune_report_has_hints(const tune_report *r);
 void tune_print_report(const tune_report *r, FILE *out);
 int tune_write_samples(const tune_report *r, const char *path);
+
+/* ---- the store of learned choices (store.c) ---- */
+
+/* Prints the store at path (NULL: there is none); 1 when it cannot be read. */
+int tune_store_list(const char *path, FILE *out);
+/* Adds the collective strategies of best_hints (a FERRY_HINTS string) for
+ * the patterns of the probe run's statistics (ferry-bench --json line), with
+ * best_seconds, the search's median per repetition. Returns the entries
+ * added, 0 when none applies, -1 when the store could not be written. */
+int tune_store_add(const char *path, const char *best_hints, double best_seconds, const json_t *probe, FILE *log);
 
 #endif

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Issue 21's goals, from bench/compare.py's results.json:
+
+  - auto >= 0.9x the best configuration of its cell (every native MPI-IO and
+    every forced ferry strategy) in at least 90 % of the cells;
+  - auto never below 0.8x the best native MPI-IO.
+
+A cell is one build, file system, experiment and direction (write, read).
+With --rules in the comparison, the same figures for auto without learning
+(ferry-rules) are shown beside, from the same run.
+
+    bench/learn_goal.py bench/out/results.json [more results.json ...]
+"""
+import json
+import sys
+
+FORCED = ("ferry-independent", "ferry-twophase", "ferry-local")
+
+
+def cells(results):
+    by = {}
+    for row in results["summary"]:
+        for op in ("write", "read"):
+            if op in row:
+                by.setdefault((row["build"], row["fs"], row["exp"], op), {})[row["config"]] = row[op]["median"]
+    return by
+
+
+def noise_floor(results, by):
+    """ferry-rules runs the strategy it names with the same code as that
+    strategy forced: their ratio would be 1.0 on a quiet machine. How far it
+    strays says how much one cell's median can be trusted."""
+    ratios = []
+    for row in results["summary"]:
+        if row["config"] != "ferry-rules":
+            continue
+        for op in ("write", "read"):
+            s = (row.get("ferry_choice") or {}).get(op, {}).get("strategy")
+            cfg = by.get((row["build"], row["fs"], row["exp"], op), {})
+            if op in row and s and f"ferry-{s}" in cfg:
+                ratios.append(cfg["ferry-rules"] / cfg[f"ferry-{s}"])
+    return ratios
+
+
+def compared(results):
+    """The cells where auto's choice came from comparing measured options
+    (its reason says "... faster than ..."): the rest ran the rules' choice
+    (or the store's one option), learning had nothing to compare there (a
+    one-off pattern, pieces too far apart to merge)."""
+    keys = set()
+    for row in results["summary"]:
+        if row["config"] == "ferry-auto":
+            for op, ch in (row.get("ferry_choice") or {}).items():
+                if "faster than" in ch.get("reason", ""):
+                    keys.add((row["build"], row["fs"], row["exp"], op))
+    return keys
+
+
+def split(by, learned, which):
+    """which's cells >= 0.9x the best and below 0.8x the best native, among
+    the cells auto compared options in and the others"""
+    rows = judge(by, which)[0]
+    out = []
+    for part in (True, False):
+        xs = [(b, n) for k, b, n in rows if (k in learned) == part]
+        out.append((len(xs), sum(b >= 0.9 for b, _ in xs), sum(n is not None and n < 0.8 for _, n in xs)))
+    return out
+
+
+def judge(by, which):
+    rows, met, low = [], 0, []
+    for key, cfg in sorted(by.items()):
+        if which not in cfg:
+            continue
+        natives = [v for c, v in cfg.items() if c not in FORCED and not c.startswith("ferry-") and c != "fpp-posix"]
+        best = max([v for c, v in cfg.items() if c in FORCED] + natives)
+        bestnat = max(natives) if natives else None
+        x_best = cfg[which] / best
+        x_nat = cfg[which] / bestnat if bestnat else None
+        met += x_best >= 0.9
+        if x_nat is not None and x_nat < 0.8:
+            low.append(key)
+        rows.append((key, x_best, x_nat))
+    return rows, met, low
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    for path in sys.argv[1:]:
+        with open(path) as f:
+            res = json.load(f)
+        by = cells(res)
+        m = res.get("machine", {})
+        print(f"== {path}: {res.get('profile')} profile, {res.get('rounds')} rounds, commit {m.get('commit')}, "
+              f"load before/after {m.get('load_before')}/{m.get('load_after')}")
+        auto, a_met, a_low = judge(by, "ferry-auto")
+        rules = dict((k, (b, n)) for k, b, n in judge(by, "ferry-rules")[0])
+        print(f"{'build':<8} {'fs':<22} {'experiment':<12} {'op':<5} {'auto/best':>9} {'auto/nat':>8}"
+              + (f" {'rules/best':>10} {'rules/nat':>9}" if rules else ""))
+        for (b, fs, e, op), xb, xn in auto:
+            line = f"{b:<8} {fs:<22} {e:<12} {op:<5} {xb:9.2f} {xn if xn is not None else float('nan'):8.2f}"
+            if rules and (b, fs, e, op) in rules:
+                rb, rn = rules[(b, fs, e, op)]
+                line += f" {rb:10.2f} {rn if rn is not None else float('nan'):9.2f}"
+            print(line + ("  <0.9 best" if xb < 0.9 else "") + ("  <0.8 native" if xn is not None and xn < 0.8 else ""))
+        n = len(auto)
+        print(f"auto: >= 0.9x the best configuration in {a_met} of {n} cells ({100 * a_met / max(n, 1):.0f} %; goal 90 %), "
+              f"below 0.8x the best native in {len(a_low)} (goal 0)")
+        if rules:
+            r, r_met, r_low = judge(by, "ferry-rules")
+            print(f"rules (auto without learning, same run): >= 0.9x the best in {r_met} of {len(r)} cells "
+                  f"({100 * r_met / max(len(r), 1):.0f} %), below 0.8x the best native in {len(r_low)}")
+            learned = compared(res)
+            for name, cfg in (("auto", "ferry-auto"), ("rules", "ferry-rules")):
+                (n1, m1, l1), (n2, m2, l2) = split(by, learned, cfg)
+                print(f"  {name}: in the {n1} cells where auto compared measured options: >= 0.9x best in {m1}, "
+                      f"< 0.8x native in {l1}; in the other {n2}: {m2} and {l2}")
+            nf = noise_floor(res, by)
+            if nf:
+                inside = sum(0.9 <= x <= 1 / 0.9 for x in nf)
+                nf.sort()
+                print(f"noise floor: ferry-rules against the forced strategy it ran (the same code, so 1.00 on a quiet "
+                      f"machine): within 0.9-1.11x in {inside} of {len(nf)} cells; ratios from {nf[0]:.2f} to "
+                      f"{nf[-1]:.2f}, median {nf[len(nf) // 2]:.2f}")
+        print()
+
+
+if __name__ == "__main__":
+    main()

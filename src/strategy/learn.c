@@ -1,0 +1,453 @@
+/*
+ * Learning which collective strategy a repeated pattern runs fastest with
+ * (learn.h). Everything here is a pure function of agreed inputs, so the
+ * ranks walk through the same states without talking.
+ */
+#include "strategy/learn.h"
+#include "strategy/aggregators.h"
+#include "strategy/auto.h"
+#include "strategy/twophase.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define KiB ((int64_t)1 << 10)
+#define FIRST_GAP 8   /* calls between settling and the first re-check; doubles after each */
+#define MAX_GAP 256
+#define SWITCH 0.9    /* another option must be 10 % faster to take over at a re-check */
+#define KEEP_RULE 1.05 /* the rules' choice stays unless another is 5 % faster */
+#define SLOWER 2.0    /* calls this much slower than the kept option's best ask for a re-check */
+#define SHARE 0.1     /* trials take at most this share of the pattern's time, beyond the first */
+
+void ferry_learn_opt_name(const ferry_learn_opt *o, char *buf, size_t cap)
+{
+    if (o->cb_nodes)
+        snprintf(buf, cap, "%s cb_nodes=%d", ferry_coll_strategy_name(o->s), o->cb_nodes);
+    else
+        snprintf(buf, cap, "%s", ferry_coll_strategy_name(o->s));
+}
+
+static void copy(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static void add_opt(ferry_learn_ctx *ctx, ferry_coll_strategy s, int cb_nodes)
+{
+    for (int i = 0; i < ctx->nopt; i++)
+        if (ctx->opt[i].s == s && ctx->opt[i].cb_nodes == cb_nodes)
+            return;
+    if (ctx->nopt == FERRY_LEARN_MAX_OPTS)
+        return;
+    ferry_learn_opt *o = &ctx->opt[ctx->nopt++];
+    memset(o, 0, sizeof *o);
+    o->s = s;
+    o->cb_nodes = cb_nodes;
+}
+
+/* How many aggregators two-phase takes for this file by default. */
+static int default_aggs(const ferry_file *f, const ferry_nodes *nodes)
+{
+    ferry_aggs a;
+    if (ferry_aggs_choose(&f->hints, ferry_stripes_of(f).count, nodes, f->size, f->rank, &a) != MPI_SUCCESS)
+        return 1;
+    int n = a.n;
+    ferry_aggs_free(&a);
+    return n;
+}
+
+void ferry_learn_setup(ferry_learn_ctx *ctx, const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes,
+                       int is_write, ferry_coll_strategy rule, const char *rule_why)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ferry_learned_key *k = &ctx->key;
+    _Static_assert(sizeof k->fs == sizeof f->fs.name && sizeof k->mount == sizeof f->fs.mount, "key sizes");
+    memcpy(k->fs, f->fs.name, sizeof k->fs);
+    memcpy(k->mount, f->fs.mount, sizeof k->mount);
+    k->fs[sizeof k->fs - 1] = k->mount[sizeof k->mount - 1] = '\0';
+    k->write = is_write;
+    k->ranks = f->size;
+    k->nodes = nodes ? nodes->nnodes : 1;
+    k->bytes = p->bytes;
+    k->pieces = p->runs;
+    k->active = p->active;
+    k->extent = p->hi > p->lo ? p->hi - p->lo : 0;
+    k->span = p->span_sum;
+    ctx->mode = f->hints.learn;
+    ctx->max_trials = f->hints.learn_trials;
+    ctx->rule_why = rule_why;
+    ctx->f = f;
+    ctx->p = p;
+    ctx->nodes = nodes;
+    ctx->rule_s = rule;
+}
+
+/* The options worth a trial for ctx's pattern, the rules' choice first:
+ * worked out once per pattern, when its slot is made. */
+static void options(ferry_learn_ctx *ctx)
+{
+    const ferry_file *f = ctx->f;
+    const ferry_pattern *p = ctx->p;
+    const ferry_nodes *nodes = ctx->nodes;
+    const ferry_learned_key *k = &ctx->key;
+    ctx->nopt = 0;
+    add_opt(ctx, ctx->rule_s, 0);
+    ctx->rule = 0;
+    if (p->active <= 1 || !nodes)
+        return; /* nothing to combine */
+    int64_t extent = k->extent ? k->extent : 1;
+    int interleaved = p->span_sum > extent;
+    if (!interleaved && (double)p->bytes / (double)extent < 0.5)
+        return; /* too far apart to merge: aggregation could only add copies */
+    int remote = f->fs.fs_class == FERRY_FS_CLASS_NETWORK || f->fs.fs_class == FERRY_FS_CLASS_PARALLEL;
+    int64_t avg = p->runs ? p->bytes / p->runs : 0;
+    /* small interleaved pieces, each its own round trip to a network file
+     * system, measured 0.02-0.3x of aggregation (docs/collective.md): not
+     * worth a trial */
+    if (!(remote && interleaved && avg < 64 * KiB))
+        add_opt(ctx, FERRY_COLL_INDEPENDENT, 0);
+    add_opt(ctx, FERRY_COLL_TWOPHASE, 0);
+    char why[FERRY_REASON_LEN];
+    if (nodes->nnodes < f->size && !(f->atomic && k->write) &&
+        !ferry_auto_local_collapses(f, p, nodes, why, sizeof why))
+        add_opt(ctx, FERRY_COLL_LOCAL, 0);
+    /* fewer aggregators: one, where the default takes several and the
+     * extent gives them each a domain */
+    if (f->hints.cb_nodes == 0 && k->extent >= 2 * FERRY_TP_MIN_DOMAIN && default_aggs(f, nodes) > 1)
+        add_opt(ctx, FERRY_COLL_TWOPHASE, 1);
+}
+
+int ferry_learn_worth(ferry_learn_ctx *ctx)
+{
+    if (ctx->f)
+        options(ctx);
+    return ctx->nopt > 1;
+}
+
+/* ---- the learner ---- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xff;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static void note_decision(ferry_learner *l, const ferry_learn_slot *s)
+{
+    l->digest = mix(mix(l->digest, (uint64_t)(s - l->slot)), (uint64_t)(s->running * 2 + s->trial));
+}
+
+/* What an option does now: the faster of its last two calls (one slow call
+ * is noise; two are the load). */
+static double recent(const ferry_learn_opt *o)
+{
+    if (o->n < 2)
+        return o->tail[0] > 0 ? o->tail[0] : o->best;
+    return o->tail[0] < o->tail[1] ? o->tail[0] : o->tail[1];
+}
+
+static int known_opt(const ferry_learn_opt *o) { return o->n > 0 || o->prior; }
+
+/* The option a re-check tries: the fastest of the others, if its best
+ * beats what the kept option does now (an option 50x slower on a quiet
+ * machine is not worth a call to find out whether it still is). */
+static int runner_up(const ferry_learn_slot *s)
+{
+    int alt = -1;
+    for (int i = 0; i < s->nopt; i++)
+        if (i != s->chosen && known_opt(&s->opt[i]) && (alt < 0 || s->opt[i].best < s->opt[alt].best))
+            alt = i;
+    return alt >= 0 && s->opt[alt].best * SWITCH < recent(&s->opt[s->chosen]) ? alt : -1;
+}
+
+static int untried(const ferry_learn_slot *s)
+{
+    for (int i = 0; i < s->nopt; i++)
+        if (!known_opt(&s->opt[i]))
+            return i;
+    return -1;
+}
+
+/* Within the cap, and within the budget: what trials cost beyond the
+ * fastest option known stays below a tenth of the pattern's time. */
+static int may_try(const ferry_learn_slot *s, ferry_learn_mode mode, int max_trials)
+{
+    return mode != FERRY_LEARN_REUSE && mode != FERRY_LEARN_OFF && s->trials < max_trials &&
+           (mode == FERRY_LEARN_EXPLORE || s->overhead <= SHARE * s->spent);
+}
+
+static double best_known(const ferry_learn_slot *s)
+{
+    double b = 0;
+    for (int i = 0; i < s->nopt; i++)
+        if (known_opt(&s->opt[i]) && (b == 0 || s->opt[i].best < b))
+            b = s->opt[i].best;
+    return b;
+}
+
+/* The fastest option known; the rules' choice unless another is clearly faster. */
+static int fastest(const ferry_learn_slot *s)
+{
+    int b = -1;
+    for (int i = 0; i < s->nopt; i++)
+        if (known_opt(&s->opt[i]) && (b < 0 || s->opt[i].best < s->opt[b].best))
+            b = i;
+    if (b >= 0 && known_opt(&s->opt[s->rule]) && s->opt[s->rule].best <= s->opt[b].best * KEEP_RULE)
+        b = s->rule;
+    return b < 0 ? s->chosen : b;
+}
+
+/* "1.80x faster than independent" against the slowest known option. */
+static void versus(const ferry_learn_slot *s, int c, char *buf, size_t cap)
+{
+    int w = -1;
+    for (int i = 0; i < s->nopt; i++)
+        if (i != c && known_opt(&s->opt[i]) && (w < 0 || s->opt[i].best > s->opt[w].best))
+            w = i;
+    if (w < 0 || s->opt[c].best <= 0) {
+        snprintf(buf, cap, "the only option measured");
+        return;
+    }
+    char name[32];
+    ferry_learn_opt_name(&s->opt[w], name, sizeof name);
+    snprintf(buf, cap, "%.2fx faster than %s", s->opt[w].best / s->opt[c].best, name);
+}
+
+static void settle(ferry_learn_slot *s, const char *how)
+{
+    s->chosen = fastest(s);
+    s->state = FERRY_LEARN_SETTLED;
+    s->gap = FIRST_GAP;
+    s->next_check = s->calls + s->gap;
+    int known = 0;
+    for (int i = 0; i < s->nopt; i++)
+        known += known_opt(&s->opt[i]);
+    char vs[64];
+    versus(s, s->chosen, vs, sizeof vs);
+    snprintf(s->why, sizeof s->why, "%s: %s (%d of %d options measured)", how, vs, known, s->nopt);
+}
+
+static ferry_learn_slot *slot_for(ferry_learner *l, ferry_learn_ctx *ctx)
+{
+    ferry_learn_slot *s = NULL, *old = &l->slot[0];
+    for (int i = 0; i < FERRY_LEARN_SLOTS && !s; i++) {
+        if (l->slot[i].used && ferry_learned_key_equal(&l->slot[i].key, &ctx->key))
+            return &l->slot[i];
+        if (!l->slot[i].used)
+            s = &l->slot[i];
+        else if (l->slot[i].stamp < old->stamp)
+            old = &l->slot[i];
+    }
+    if (!s)
+        s = old; /* the pattern not seen for longest */
+    if (ctx->f)
+        options(ctx); /* now that they are needed */
+    if (ctx->nopt < 2)
+        return NULL;
+    memset(s, 0, sizeof *s);
+    s->used = 1;
+    s->key = ctx->key;
+    s->nopt = ctx->nopt;
+    memcpy(s->opt, ctx->opt, sizeof s->opt);
+    s->rule = s->chosen = ctx->rule;
+    snprintf(s->rule_why, sizeof s->rule_why, "%s", ctx->rule_why ? ctx->rule_why : "");
+    const ferry_learned_entry *e = ferry_learned_find(ctx->known, &ctx->key);
+    if (e && ctx->mode != FERRY_LEARN_OFF) {
+        for (int t = 0; t < e->ntried; t++)
+            for (int i = 0; i < s->nopt; i++)
+                if (!strcmp(ferry_coll_strategy_name(s->opt[i].s), e->tried[t].opt.strategy) &&
+                    s->opt[i].cb_nodes == e->tried[t].opt.cb_nodes) {
+                    s->opt[i].best = e->tried[t].seconds;
+                    s->opt[i].prior = 1;
+                }
+        for (int i = 0; i < s->nopt; i++)
+            if (!strcmp(ferry_coll_strategy_name(s->opt[i].s), e->choice.strategy) &&
+                s->opt[i].cb_nodes == e->choice.cb_nodes) {
+                s->chosen = i;
+                s->from_store = 1;
+                s->tuned = !strcmp(e->source, "ferry-tune");
+                s->spent = e->spent;
+                s->overhead = e->overhead;
+                char vs[64];
+                versus(s, i, vs, sizeof vs);
+                snprintf(s->why, sizeof s->why, "learned in an earlier run (%s): %s", e->source, vs);
+            }
+    }
+    return s;
+}
+
+ferry_learn_slot *ferry_learn_pick(ferry_learner *l, ferry_learn_ctx *ctx, char *reason, size_t cap)
+{
+    if (ctx->mode == FERRY_LEARN_OFF || (!ctx->f && ctx->nopt < 2))
+        return NULL;
+    ferry_learn_slot *s = slot_for(l, ctx);
+    if (!s)
+        return NULL; /* one option: nothing to learn */
+    s->stamp = ++l->clock;
+    s->calls++;
+    int tries = may_try(s, ctx->mode, ctx->max_trials);
+    int u = untried(s), run = s->chosen, trial = 0;
+    const char *what = "";
+    if (s->state == FERRY_LEARN_FIRST) {
+        /* explore: a pattern seen in an earlier run takes what that run
+         * left untried at once (for a pattern that does not repeat within a
+         * run, its only chance). auto keeps the first call of a run for the
+         * best option known: a one-off pattern's median over runs stays the
+         * rules' or the store's (bench/results/learn.md). */
+        if (ctx->mode == FERRY_LEARN_EXPLORE && s->from_store && !s->tuned && u >= 0 && tries)
+            run = u, trial = 1, what = "continued from an earlier run";
+    } else if (s->state == FERRY_LEARN_TRYING) {
+        if (u >= 0 && tries) {
+            run = u, trial = 1, what = "repeated pattern";
+        } else if (u >= 0 && s->trials < ctx->max_trials && ctx->mode != FERRY_LEARN_REUSE) {
+            /* the budget is spent for now: the fastest so far, until the
+             * pattern's time pays for another trial (or the next run) */
+            s->chosen = fastest(s);
+            char vs[64];
+            versus(s, s->chosen, vs, sizeof vs);
+            snprintf(s->why, sizeof s->why, "fastest so far: %s; trials paused (at most %.0f%% of the pattern's time)",
+                     vs, SHARE * 100);
+        } else {
+            settle(s, "fastest measured");
+        }
+        if (!trial)
+            run = s->chosen;
+    } else if (tries && s->calls >= s->next_check) {
+        int alt = runner_up(s);
+        if (alt >= 0)
+            run = alt, trial = 1, what = "re-check";
+        else
+            s->next_check = s->calls + s->gap; /* nothing could win now: look later */
+    }
+    s->running = run;
+    s->trial = trial;
+    s->ref = best_known(s);
+    note_decision(l, s);
+    char name[32] = "";
+    if (trial)
+        ferry_learn_opt_name(&s->opt[run], name, sizeof name);
+    if (trial)
+        snprintf(reason, cap, "trial %d of at most %d (%s): %s", s->trials + 1, ctx->max_trials, what, name);
+    else /* every call: a copy, not a format */
+        copy(reason, cap, s->state == FERRY_LEARN_FIRST && !s->from_store ? s->rule_why : s->why);
+    if (s->calls == 1) {
+        s->first = run;
+        copy(s->first_why, sizeof s->first_why, reason);
+    }
+    return s;
+}
+
+int ferry_learn_steady(const ferry_learn_slot *s, int max_trials)
+{
+    return s->state == FERRY_LEARN_SETTLED &&
+           !(s->trials < max_trials && s->calls + 1 >= s->next_check && runner_up(s) >= 0);
+}
+
+int ferry_learn_repeat(ferry_learner *l, ferry_learn_slot *s, int max_trials)
+{
+    if (!ferry_learn_steady(s, max_trials))
+        return 0;
+    s->stamp = ++l->clock;
+    s->calls++;
+    s->running = s->chosen;
+    s->trial = 0;
+    note_decision(l, s);
+    return 1;
+}
+
+void ferry_learn_done(ferry_learner *l, ferry_learn_slot *s, double seconds)
+{
+    (void)l;
+    if (!s)
+        return;
+    ferry_learn_opt *o = &s->opt[s->running];
+    if (seconds >= 0) {
+        if (o->n == 0 || seconds < o->best)
+            o->best = seconds; /* this run's measurement replaces the store's */
+        o->prior = 0;
+        o->n++;
+        o->tail[1] = o->tail[0];
+        o->tail[0] = seconds;
+    }
+    if (seconds >= 0)
+        s->spent += seconds;
+    if (s->trial) {
+        s->trials++;
+        s->dirty = 1;
+        if (seconds > s->ref && s->ref > 0)
+            s->overhead += seconds - s->ref;
+    }
+    ferry_learn_slot *x = s;
+    switch (x->state) {
+    case FERRY_LEARN_FIRST:
+        x->state = FERRY_LEARN_TRYING; /* a repeat tries the others; pick settles when none is left */
+        if (x->from_store && (untried(x) < 0 || x->tuned)) {
+            /* the store's choice stands (this first call also paid for
+             * whatever is done once per file); re-checks will tell */
+            x->state = FERRY_LEARN_SETTLED;
+            x->gap = FIRST_GAP;
+            x->next_check = x->calls + x->gap;
+        }
+        break;
+    case FERRY_LEARN_TRYING:
+        break;
+    case FERRY_LEARN_SETTLED:
+        if (x->trial) {
+            ferry_learn_opt *c = &x->opt[x->chosen];
+            double now = recent(c);
+            if (seconds >= 0 && now > 0 && seconds < now * SWITCH) {
+                int was = x->chosen;
+                x->chosen = x->running;
+                char a[32], b[32];
+                ferry_learn_opt_name(&x->opt[was], a, sizeof a);
+                ferry_learn_opt_name(o, b, sizeof b);
+                snprintf(x->why, sizeof x->why, "re-check after %lld calls: %s now %.2fx faster than %s",
+                         (long long)x->calls, b, now / seconds, a);
+            }
+            x->gap = x->gap * 2 < MAX_GAP ? x->gap * 2 : MAX_GAP;
+            x->next_check = x->calls + x->gap;
+        } else if (seconds >= 0) {
+            /* two slow calls in a row (one is noise): the load may have
+             * changed, so look again at the next call */
+            x->slow = seconds > SLOWER * o->best && o->n > 1 ? x->slow + 1 : 0;
+            if (x->slow >= 2 && x->next_check > x->calls + 1)
+                x->next_check = x->calls + 1;
+        }
+        break;
+    }
+}
+
+int ferry_learn_entry(const ferry_learn_slot *s, ferry_learn_mode mode, ferry_learned_entry *e)
+{
+    int measured = 0;
+    for (int i = 0; i < s->nopt; i++)
+        measured += s->opt[i].n > 0;
+    /* kept when something was learned, or something is left for the next run */
+    if (!s->used || mode == FERRY_LEARN_OFF || mode == FERRY_LEARN_REUSE || !measured ||
+        !(s->dirty || (untried(s) >= 0 && !s->tuned)))
+        return 0;
+    memset(e, 0, sizeof *e);
+    e->key = s->key;
+    int c = s->state == FERRY_LEARN_SETTLED ? s->chosen : fastest(s);
+    snprintf(e->choice.strategy, sizeof e->choice.strategy, "%s", ferry_coll_strategy_name(s->opt[c].s));
+    e->choice.cb_nodes = s->opt[c].cb_nodes;
+    for (int i = 0; i < s->nopt && e->ntried < FERRY_LEARNED_MAX_TRIED; i++) {
+        const ferry_learn_opt *o = &s->opt[i];
+        if (o->n == 0)
+            continue; /* the store keeps what it knew of the others */
+        ferry_learned_try *t = &e->tried[e->ntried++];
+        snprintf(t->opt.strategy, sizeof t->opt.strategy, "%s", ferry_coll_strategy_name(o->s));
+        t->opt.cb_nodes = o->cb_nodes;
+        t->seconds = o->best;
+        t->calls = o->n;
+    }
+    snprintf(e->source, sizeof e->source, "online");
+    e->spent = s->spent;
+    e->overhead = s->overhead;
+    return 1;
+}

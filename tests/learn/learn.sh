@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Learning end to end (docs/collective.md, "Learning"): t_learn through
+# ferry with a store of its own, its statistics record checked with
+# learn_check. One case per run:
+#   learn.sh CASE MPIEXEC FLAVOR NP LIBFERRY SLOWIO T_LEARN CHECK OUTDIR "EXTRA"
+# agree    one rank's I/O delayed at random: the ranks still agree, bytes right
+# bounded  60 calls, noisy times: trials stay within ferry_learn_trials
+# second   a second run starts from what the first learned (the statistics say so)
+# once     a pattern seen once per run: auto keeps the rules; explore learns over runs
+# report   FERRY_REPORT: the job report, also when only some ranks ask
+# badstore a store that is not one: one warning, left as it was, the run fine
+# off      ferry_learn=off: the rules alone, no learning in the record
+set -u
+case=$1 mpiexec=$2 flavor=$3 np=$4 lib=$5 slowio=$6 prog=$7 check=$8 out=$9 extra=${10:-}
+dir=$out/learn_$case
+rm -rf "$dir"
+mkdir -p "$dir"
+store=$dir/store.json rec=$dir/rec.json
+fail() { echo "FAIL: $*"; exit 1; }
+# run [VAR=VALUE...] -- ARGS: t_learn under mpiexec, libferry (and the
+# shim) preloaded, the case's own store and record, each VAR on every rank
+run() {
+  local env=() pre=$lib
+  while [ "$1" != "--" ]; do
+    [ "${1%%=*}" = SLOWIO_RANK ] && pre="$lib:$slowio"
+    if [ "$flavor" = mpich ]; then env+=(-genv "${1%%=*}" "${1#*=}"); else env+=(-x "$1"); fi
+    shift
+  done
+  shift
+  if [ "$flavor" = mpich ]; then env+=(-genv LD_PRELOAD "$pre"); else env+=(-x "LD_PRELOAD=$pre"); fi
+  # shellcheck disable=SC2086
+  FERRY_LEARN_CACHE=$store FERRY_STATS_JSON=$rec timeout 240 "$mpiexec" $extra -n "$np" "${env[@]}" "$prog" "$dir/f" "$@"
+}
+expect_pass() { grep -q "t_learn: passed" "$1" || { cat "$1"; fail "t_learn did not pass"; }; }
+
+case $case in
+agree)
+  for slow in 1 0; do
+    rm -f "$rec" "$store" # each pass learns from nothing
+    run SLOWIO_RANK=$slow SLOWIO_US=20000 "FERRY_HINTS=*:ferry_learn_trials=6" -- 24 >"$dir/out" 2>&1
+    expect_pass "$dir/out"
+    "$check" "$rec" learning.coll_write.agreed == true learning.coll_read.agreed == true \
+      learning.coll_write.calls == 24 learning.coll_read.calls == 24 \
+      learning.coll_write.trials '>=' 1 learning.coll_write.trials '<=' 6 \
+      learning.coll_read.trials '>=' 1 learning.coll_read.trials '<=' 6 || fail "record (rank $slow slow)"
+  done ;;
+bounded)
+  for cap in 0 2; do
+    rm -f "$rec" "$store"
+    run SLOWIO_RANK=1 SLOWIO_US=40000 "FERRY_HINTS=*:ferry_learn_trials=$cap" -- 60 16 >"$dir/out" 2>&1
+    expect_pass "$dir/out"
+    "$check" "$rec" learning.coll_write.calls == 60 learning.coll_write.trials '<=' $cap \
+      learning.coll_read.trials '<=' $cap learning.coll_write.agreed == true || fail "cap $cap"
+  done ;;
+second)
+  # the first run tries every option (explore: no budget), so the second has nothing left to try
+  run "FERRY_HINTS=*:ferry_learn=explore" -- 12 >"$dir/out1" 2>&1
+  expect_pass "$dir/out1"
+  "$check" "$rec" learning.coll_write.from_store == false learning.coll_write.trials '>=' 1 || fail "first run"
+  "$check" "$store" ferry_learned == 1 || fail "no store after the first run"
+  run -- 12 >"$dir/out2" 2>&1
+  expect_pass "$dir/out2"
+  "$check" "$rec" learning.coll_write.from_store == true learning.coll_read.from_store == true \
+    learning.coll_write.first_why '~' "learned in an earlier run (online)" \
+    learning.coll_read.first_why '~' "learned in an earlier run (online)" || fail "second run" ;;
+once)
+  # one call each way per run: auto keeps the rules' choice run after run;
+  # explore takes an untried option in each next run
+  for mode in auto explore; do
+    rm -f "$rec" "$store"
+    run "FERRY_HINTS=*:ferry_learn=$mode" -- 1 >"$dir/out1" 2>&1
+    expect_pass "$dir/out1"
+    "$check" "$rec" learning.coll_write.calls == 1 learning.coll_write.trials == 0 \
+      learning.coll_write.first_why '!~' "trial" || fail "$mode: first run"
+    run "FERRY_HINTS=*:ferry_learn=$mode" -- 1 >"$dir/out2" 2>&1
+    expect_pass "$dir/out2"
+    if [ $mode = auto ]; then
+      "$check" "$rec" learning.coll_write.trials == 0 learning.coll_write.first_why '!~' "trial" || fail "auto: second run"
+    else
+      "$check" "$rec" learning.coll_write.from_store == true learning.coll_write.trials == 1 \
+        learning.coll_write.first_why '~' "continued from an earlier run" || fail "explore: second run"
+    fi
+  done ;;
+report)
+  run "FERRY_REPORT=$dir/report.txt" -- 12 >"$dir/out" 2>&1
+  expect_pass "$dir/out"
+  for re in "^ferry job report \(ferry .*\): $np ranks, 1 file open in 1 group" "^  f +1 +$np " \
+            "^time per phase" "writes of f: .*: .*\(12 calls, [0-9]+ trials\)" "reads of f: " \
+            "^recommendations"; do
+    grep -Eq "$re" "$dir/report.txt" || { cat "$dir/report.txt"; fail "report: no line matches $re"; }
+  done
+  # only rank 0 asks, then only the others: the ranks agree (no hang), one warning
+  # (Open MPI takes -x per program of the command line, MPICH -genv for all)
+  if [ "$flavor" = mpich ]; then pre=(-genv LD_PRELOAD "$lib"); pre2=(); else pre=(-x "LD_PRELOAD=$lib"); pre2=("${pre[@]}"); fi
+  for who in first rest; do
+    rm -f "$dir/report.txt"
+    a=() b=()
+    if [ $who = first ]; then a=(env "FERRY_REPORT=$dir/report.txt"); else b=(env FERRY_REPORT=1); fi
+    # shellcheck disable=SC2086
+    FERRY_LEARN_CACHE=off timeout 240 "$mpiexec" $extra "${pre[@]}" -n 1 "${a[@]}" "$prog" "$dir/f" 6 : \
+      "${pre2[@]}" -n $((np - 1)) "${b[@]}" "$prog" "$dir/f" 6 >"$dir/out" 2>&1
+    expect_pass "$dir/out"
+    [ "$(grep -c "FERRY_REPORT differs between ranks" "$dir/out")" = 1 ] || { cat "$dir/out"; fail "$who: one warning"; }
+    if [ $who = first ]; then grep -q "^ferry job report" "$dir/report.txt" || fail "$who: no report file"
+    else grep -q "^ferry job report" "$dir/out" || fail "$who: no report on standard error"; fi
+  done ;;
+badstore)
+  printf 'my notes, not a store\n' >"$store"
+  cp "$store" "$dir/before"
+  run -- 12 >"$dir/out" 2>&1
+  expect_pass "$dir/out"
+  [ "$(grep -c "learned-choices store $store: not JSON" "$dir/out")" = 1 ] || { cat "$dir/out"; fail "one warning"; }
+  cmp -s "$store" "$dir/before" || fail "the file was changed"
+  "$check" "$rec" learning.coll_write.trials '>=' 1 || fail "no learning" ;;
+off)
+  run "FERRY_HINTS=*:ferry_learn=off" -- 12 >"$dir/out" 2>&1
+  expect_pass "$dir/out"
+  "$check" "$rec" learning absent - strategies.coll_write.reason '~' ":" || fail "learning off"
+  [ ! -e "$store" ] || fail "a store was written" ;;
+*) fail "unknown case $case" ;;
+esac
+echo "learn $case: passed"

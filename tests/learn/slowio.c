@@ -1,0 +1,75 @@
+/*
+ * A test shim, preloaded after libferry: on one rank (SLOWIO_RANK, the
+ * world rank as the launcher gives it), every pread/pwrite/preadv/pwritev
+ * sleeps a random 0..SLOWIO_US microseconds first, so that rank's view of
+ * how long a call took differs wildly from the others'. Learning must
+ * still take the same option on every rank.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+static int slow = -1;
+static unsigned seed;
+static long max_us;
+
+static void maybe_sleep(void)
+{
+    if (slow < 0) {
+        const char *r = getenv("OMPI_COMM_WORLD_RANK");
+        if (!r)
+            r = getenv("PMI_RANK");
+        const char *want = getenv("SLOWIO_RANK"), *us = getenv("SLOWIO_US");
+        slow = r && want && atoi(r) == atoi(want);
+        max_us = us ? atol(us) : 20000;
+        seed = (unsigned)getpid();
+    }
+    if (slow && max_us > 0)
+        usleep((useconds_t)(rand_r(&seed) % max_us));
+}
+
+typedef ssize_t (*rw_fn)(int, void *, size_t, off_t);
+typedef ssize_t (*rwv_fn)(int, const struct iovec *, int, off_t);
+
+static void *next(const char *name)
+{
+    return dlsym(RTLD_NEXT, name);
+}
+
+ssize_t pwrite(int fd, const void *b, size_t n, off_t o)
+{
+    static rw_fn f;
+    if (!f)
+        f = (rw_fn)next("pwrite");
+    maybe_sleep();
+    return f(fd, (void *)b, n, o);
+}
+
+ssize_t pread(int fd, void *b, size_t n, off_t o)
+{
+    static rw_fn f;
+    if (!f)
+        f = (rw_fn)next("pread");
+    maybe_sleep();
+    return f(fd, b, n, o);
+}
+
+ssize_t pwritev(int fd, const struct iovec *v, int c, off_t o)
+{
+    static rwv_fn f;
+    if (!f)
+        f = (rwv_fn)next("pwritev");
+    maybe_sleep();
+    return f(fd, v, c, o);
+}
+
+ssize_t preadv(int fd, const struct iovec *v, int c, off_t o)
+{
+    static rwv_fn f;
+    if (!f)
+        f = (rwv_fn)next("preadv");
+    maybe_sleep();
+    return f(fd, v, c, o);
+}

@@ -1,0 +1,326 @@
+/* Learning (strategy/learn.c), fed synthetic patterns and synthetic call
+ * times: which options a pattern gets, that the first call keeps the rules'
+ * (or the store's) choice, that trials stay within the cap however long the
+ * run and however noisy the times, that the fastest option is kept and a
+ * change of load is noticed, and what the store is given. No MPI calls. */
+#include "strategy/learn.h"
+#include "unit/check.h"
+#include "unit/strategy_fixture.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int has(const ferry_learn_ctx *c, ferry_coll_strategy s, int cb)
+{
+    for (int i = 0; i < c->nopt; i++)
+        if (c->opt[i].s == s && c->opt[i].cb_nodes == cb)
+            return 1;
+    return 0;
+}
+
+static void options(void)
+{
+    ferry_learn_ctx c;
+    /* BT-IO-like: 8 ranks on one node of a local file system, small interleaved pieces */
+    ferry_file *loc = file_of(FERRY_FS_CLASS_LOCAL, 8);
+    ferry_nodes one = nodes_of(8, 1), four = nodes_of(8, 4);
+    ferry_pattern bt = pat(8, 200, 480, 8 * 200 * 480, 8 * 200 * 480);
+    ferry_learn_setup(&c, loc, &bt, &one, 1, FERRY_COLL_LOCAL, "local: rule");
+    ferry_learn_worth(&c);
+    CHECK(c.nopt == 3 && c.opt[0].s == FERRY_COLL_LOCAL); /* the rules' choice first */
+    CHECK(has(&c, FERRY_COLL_INDEPENDENT, 0) && has(&c, FERRY_COLL_TWOPHASE, 0));
+    CHECK(c.key.write == 1 && c.key.ranks == 8 && c.key.nodes == 1 && c.key.bytes == bt.bytes);
+    CHECK_STR(c.key.fs, "tmpfs");
+    CHECK_STR(c.key.mount, "/mnt/x");
+    /* the same on 4 nodes and a large extent: one aggregator is tried too */
+    ferry_pattern big = pat(8, 4096, 480, 8 * 4096 * 480, 8 * 4096 * 480);
+    ferry_learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
+    ferry_learn_worth(&c);
+    CHECK(has(&c, FERRY_COLL_TWOPHASE, 1) && has(&c, FERRY_COLL_LOCAL, 0));
+    /* ... not when the program set cb_nodes */
+    loc->hints.cb_nodes = 2;
+    ferry_learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
+    ferry_learn_worth(&c);
+    CHECK(!has(&c, FERRY_COLL_TWOPHASE, 1));
+    loc->hints.cb_nodes = 0;
+    /* atomic writes: never local */
+    loc->atomic = 1;
+    ferry_learn_setup(&c, loc, &bt, &one, 1, FERRY_COLL_TWOPHASE, "rule");
+    ferry_learn_worth(&c);
+    CHECK(!has(&c, FERRY_COLL_LOCAL, 0));
+    loc->atomic = 0;
+    /* one rank per node: nothing to merge on a node */
+    ferry_nodes each = nodes_of(8, 8);
+    ferry_learn_setup(&c, loc, &bt, &each, 1, FERRY_COLL_TWOPHASE, "rule");
+    ferry_learn_worth(&c);
+    CHECK(!has(&c, FERRY_COLL_LOCAL, 0));
+    /* IOR's segmented calls: pieces far apart, nothing to try */
+    ferry_pattern ior = pat(8, 1, 64 * KiB, 8 * MiB, 64 * KiB);
+    ferry_learn_setup(&c, loc, &ior, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
+    ferry_learn_worth(&c);
+    CHECK(c.nopt == 1);
+    /* one rank with data: nothing to combine */
+    ferry_pattern lone = pat(1, 100, 4 * KiB, 400 * KiB, 400 * KiB);
+    ferry_learn_setup(&c, loc, &lone, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
+    ferry_learn_worth(&c);
+    CHECK(c.nopt == 1);
+    /* a network file system: small interleaved pieces are never sent one by one */
+    ferry_file *net = file_of(FERRY_FS_CLASS_PARALLEL, 8);
+    ferry_learn_setup(&c, net, &bt, &four, 0, FERRY_COLL_TWOPHASE, "rule");
+    ferry_learn_worth(&c);
+    CHECK(!has(&c, FERRY_COLL_INDEPENDENT, 0) && has(&c, FERRY_COLL_TWOPHASE, 0));
+    CHECK(c.key.write == 0);
+    /* large pieces on it are */
+    ferry_pattern hacc = pat(8, 9, 206 * KiB, 8 * 9 * 206 * KiB, 8 * 9 * 206 * KiB);
+    ferry_learn_setup(&c, net, &hacc, &four, 0, FERRY_COLL_INDEPENDENT, "rule");
+    ferry_learn_worth(&c);
+    CHECK(has(&c, FERRY_COLL_INDEPENDENT, 0) && has(&c, FERRY_COLL_TWOPHASE, 0));
+    free(one.node_of);
+    free(four.node_of);
+    free(each.node_of);
+    free(loc);
+    free(net);
+}
+
+/* A context with options A (the rules'), B, C. */
+static ferry_learn_ctx ctx3(int max_trials, ferry_learn_mode mode)
+{
+    ferry_learn_ctx c;
+    memset(&c, 0, sizeof c);
+    c.mode = mode;
+    c.max_trials = max_trials;
+    snprintf(c.key.fs, sizeof c.key.fs, "tmpfs");
+    c.key.ranks = 4;
+    c.key.nodes = 1;
+    c.key.bytes = 12345;
+    c.key.write = 1;
+    c.nopt = 3;
+    c.opt[0].s = FERRY_COLL_LOCAL;
+    c.opt[1].s = FERRY_COLL_INDEPENDENT;
+    c.opt[2].s = FERRY_COLL_TWOPHASE;
+    c.rule = 0;
+    c.rule_why = "local: the rules";
+    return c;
+}
+
+static unsigned rng = 12345;
+static double noise(void)
+{
+    rng = rng * 1103515245u + 12345u;
+    return (double)(rng >> 8) / (double)(1u << 24);
+}
+
+/* n calls; cost[i] = seconds of option i (times (1 + jitter*noise)).
+ * Returns the calls per option through *ran; the last option in *last. */
+static void run(ferry_learner *l, ferry_learn_ctx *c, const double *cost, double jitter, int n, int *ran,
+                int *last, int *trials)
+{
+    char why[FERRY_REASON_LEN];
+    for (int k = 0; k < n; k++) {
+        ferry_learn_slot *s = ferry_learn_pick(l, c, why, sizeof why);
+        CHECK(s != NULL);
+        if (!s)
+            return;
+        int o = s->running;
+        if (ran)
+            ran[o]++;
+        *last = o;
+        ferry_learn_done(l, s, cost[o] * (1 + jitter * noise()));
+        *trials = s->trials;
+    }
+}
+
+static void learning(void)
+{
+    char why[FERRY_REASON_LEN];
+    /* the first call keeps the rules' choice and says why; then each other option once */
+    ferry_learner l;
+    memset(&l, 0, sizeof l);
+    ferry_learn_ctx c = ctx3(8, FERRY_LEARN_AUTO);
+    double cost[3] = {3e-3, 1e-3, 2e-3};
+    ferry_learn_slot *s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK(s && s->running == 0 && s->trial == 0);
+    CHECK_STR(why, "local: the rules");
+    ferry_learn_done(&l, s, cost[0]);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK(s->running == 1 && s->trial == 1);
+    CHECK_MSG(strstr(why, "trial 1 of at most 8") != NULL, "%s", why);
+    ferry_learn_done(&l, s, cost[1]);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK(s->running == 2 && s->trial == 1);
+    ferry_learn_done(&l, s, cost[2]);
+    /* settled on the fastest, with the measured ratio against the slowest */
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK(s->running == 1 && s->trial == 0 && s->state == FERRY_LEARN_SETTLED);
+    CHECK_MSG(strstr(why, "3.00x faster than local") != NULL, "%s", why);
+    ferry_learn_done(&l, s, cost[1]);
+
+    /* bounded: however long and noisy the run, trials never pass the cap */
+    for (int cap = 0; cap <= 6; cap++) {
+        memset(&l, 0, sizeof l);
+        c = ctx3(cap, FERRY_LEARN_AUTO);
+        int ran[3] = {0}, last = -1, trials = 0;
+        run(&l, &c, cost, 4.0, 5000, ran, &last, &trials);
+        CHECK_MSG(trials <= cap, "cap %d: %d trials", cap, trials);
+        CHECK(ran[0] + ran[1] + ran[2] == 5000);
+        if (cap == 0)
+            CHECK(ran[0] == 5000); /* no trials: the rules' choice throughout */
+    }
+    /* with little noise the fastest is found and kept */
+    memset(&l, 0, sizeof l);
+    c = ctx3(8, FERRY_LEARN_AUTO);
+    int ran[3] = {0}, last = -1, trials = 0;
+    run(&l, &c, cost, 0.05, 1000, ran, &last, &trials);
+    CHECK(last == 1 && ran[1] > 990);
+    /* ... and options that could not win are not called again to check */
+    CHECK_MSG(trials == 2, "%d trials", trials);
+    /* the rules' choice stays unless another is at least 5 % faster */
+    memset(&l, 0, sizeof l);
+    double close[3] = {1.00e-3, 0.97e-3, 2e-3};
+    run(&l, &c, close, 0, 100, NULL, &last, &trials);
+    CHECK(last == 0);
+
+    /* the budget: after a trial 50x slower than the rules' choice, the next
+     * waits until the pattern's time pays for it (a tenth of it) */
+    memset(&l, 0, sizeof l);
+    double awful[3] = {1e-3, 50e-3, 0.5e-3};
+    int rb[3] = {0};
+    run(&l, &c, awful, 0, 20, rb, &last, &trials);
+    CHECK_MSG(rb[1] == 1 && rb[2] == 0 && last == 0, "%d %d %d", rb[0], rb[1], rb[2]);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK_MSG(strstr(why, "trials paused") != NULL, "%s", why);
+    ferry_learn_done(&l, s, awful[s->running]);
+    run(&l, &c, awful, 0, 1000, rb, &last, &trials);
+    CHECK(rb[1] == 1 && last == 2);
+    CHECK_MSG(l.slot[0].overhead <= 0.1 * l.slot[0].spent + 49e-3, "%g of %g", l.slot[0].overhead, l.slot[0].spent);
+
+    /* a change of load: the kept option becomes 10x slower; re-checks notice */
+    memset(&l, 0, sizeof l);
+    c = ctx3(8, FERRY_LEARN_AUTO);
+    run(&l, &c, cost, 0, 50, NULL, &last, &trials);
+    CHECK(last == 1);
+    double later[3] = {3e-3, 10e-3, 2e-3};
+    int ran2[3] = {0};
+    run(&l, &c, later, 0, 50, ran2, &last, &trials);
+    CHECK_MSG(last == 2, "after the change: option %d", last);
+    CHECK(ran2[1] <= 4); /* two slow calls bring the re-check forward */
+    CHECK(trials <= 8);
+
+    /* reuse: no trials ever; off: nothing to learn */
+    memset(&l, 0, sizeof l);
+    c = ctx3(8, FERRY_LEARN_REUSE);
+    int ran3[3] = {0};
+    run(&l, &c, cost, 0, 100, ran3, &last, &trials);
+    CHECK(ran3[0] == 100 && trials == 0);
+    c = ctx3(8, FERRY_LEARN_OFF);
+    CHECK(ferry_learn_pick(&l, &c, why, sizeof why) == NULL);
+    c = ctx3(8, FERRY_LEARN_AUTO);
+    c.nopt = 1;
+    CHECK(ferry_learn_pick(&l, &c, why, sizeof why) == NULL);
+
+    /* two patterns at once, each learned apart; decisions leave a digest, the same for the same inputs */
+    ferry_learner a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    ferry_learn_ctx c1 = ctx3(8, FERRY_LEARN_AUTO), c2 = ctx3(8, FERRY_LEARN_AUTO);
+    c2.key.bytes = 999;
+    double cost2[3] = {1e-3, 5e-3, 4e-3};
+    for (int k = 0; k < 40; k++) {
+        ferry_learner *ls[2] = {&a, &b};
+        for (int j = 0; j < 2; j++) {
+            ferry_learn_slot *s1 = ferry_learn_pick(ls[j], &c1, why, sizeof why);
+            ferry_learn_done(ls[j], s1, cost[s1->running]);
+            ferry_learn_slot *s2 = ferry_learn_pick(ls[j], &c2, why, sizeof why);
+            ferry_learn_done(ls[j], s2, cost2[s2->running]);
+        }
+    }
+    CHECK(a.digest == b.digest && a.digest != 0);
+    int used = 0;
+    for (int i = 0; i < FERRY_LEARN_SLOTS; i++)
+        if (a.slot[i].used) {
+            used++;
+            CHECK(a.slot[i].chosen == (a.slot[i].key.bytes == 999 ? 0 : 1));
+        }
+    CHECK(used == 2);
+}
+
+static void store(void)
+{
+    char why[FERRY_REASON_LEN];
+    ferry_learner l;
+    memset(&l, 0, sizeof l);
+    ferry_learn_ctx c = ctx3(8, FERRY_LEARN_AUTO);
+    double cost[3] = {3e-3, 1e-3, 2e-3};
+    int last, trials;
+    run(&l, &c, cost, 0, 10, NULL, &last, &trials);
+    /* what the store is given: the key, the choice, every option measured */
+    ferry_learned_entry e;
+    CHECK(ferry_learn_entry(&l.slot[0], FERRY_LEARN_AUTO, &e) == 1);
+    CHECK(ferry_learned_key_equal(&e.key, &c.key));
+    CHECK_STR(e.choice.strategy, "independent");
+    CHECK(e.ntried == 3);
+    CHECK_STR(e.source, "online");
+    /* ... and the budget, over runs */
+    CHECK(e.spent > 0 && fabs(e.spent - l.slot[0].spent) < 1e-12 && e.overhead == l.slot[0].overhead);
+    CHECK(!ferry_learn_entry(&l.slot[0], FERRY_LEARN_REUSE, &e)); /* reuse adds nothing */
+
+    /* the next run starts from it: the store's choice at once, no trials */
+    ferry_learned known = {&e, 1, 1, 0};
+    memset(&l, 0, sizeof l);
+    c.known = &known;
+    ferry_learn_slot *s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK(s->running == 1 && !s->trial && s->from_store);
+    CHECK_MSG(strstr(why, "learned in an earlier run (online)") != NULL, "%s", why);
+    ferry_learn_done(&l, s, cost[1]);
+    int ran[3] = {0};
+    run(&l, &c, cost, 0, 7, ran, &last, &trials);
+    CHECK(ran[1] == 7 && trials == 0);
+
+    /* a store that knew only two options: the next run starts from the
+     * best known and tries the third on a repeat */
+    e.ntried = 2;
+    e.spent = 10e-3;
+    e.overhead = 0;
+    memset(&l, 0, sizeof l);
+    int ran2[3] = {0};
+    run(&l, &c, cost, 0, 5, ran2, &last, &trials);
+    CHECK(ran2[1] == 4 && ran2[2] == 1 && trials == 1 && l.slot[0].first == 1);
+    /* ... not when the earlier runs' trials used up their budget */
+    e.overhead = 5e-3;
+    memset(&l, 0, sizeof l);
+    int ran3[3] = {0};
+    run(&l, &c, cost, 0, 5, ran3, &last, &trials);
+    CHECK(ran3[1] == 5 && trials == 0);
+    /* an entry with nothing left to learn and nothing new: not written again */
+    e.ntried = 3;
+    memset(&l, 0, sizeof l);
+    run(&l, &c, cost, 0, 3, NULL, &last, &trials);
+    CHECK(trials == 0 && !ferry_learn_entry(&l.slot[0], FERRY_LEARN_AUTO, &e));
+    /* explore: no budget, and a pattern seen again tries what is left at
+     * its first call (a pattern seen once per run learns over runs) */
+    e.ntried = 2;
+    c.mode = FERRY_LEARN_EXPLORE;
+    memset(&l, 0, sizeof l);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK(s->trial && s->running == 2);
+    CHECK_MSG(strstr(why, "continued from an earlier run") != NULL, "%s", why);
+    /* auto: the first call takes the best known */
+    c.mode = FERRY_LEARN_AUTO;
+    e.overhead = 0;
+    memset(&l, 0, sizeof l);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK(!s->trial && s->running == 1);
+}
+
+int main(void)
+{
+    options();
+    learning();
+    store();
+    if (check_failures) {
+        fprintf(stderr, "test_learn: %d checks failed\n", check_failures);
+        return 1;
+    }
+    printf("test_learn: passed\n");
+    return 0;
+}

@@ -1,0 +1,144 @@
+/*
+ * The store of learned choices, from ferry-tune's side: the same file and
+ * the same code (src/core/learned.c) as the library's online learning. A
+ * search whose best configuration names a collective strategy adds it for
+ * the workload's patterns, so the next run of the workload starts there;
+ * --show-store lists what the store holds.
+ */
+#define _GNU_SOURCE
+#include "tune.h"
+#include "core/learned.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void human(int64_t v, char *buf, size_t cap)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double x = (double)v;
+    int u = 0;
+    while (x >= 1024 && u < 4)
+        x /= 1024, u++;
+    snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", x, unit[u]);
+}
+
+int tune_store_list(const char *path, FILE *out)
+{
+    if (!path) {
+        fprintf(out, "no store of learned choices (FERRY_LEARN_CACHE=off, or no home directory)\n");
+        return 0;
+    }
+    ferry_learned s;
+    char why[256];
+    int rc = ferry_learned_load(path, &s, why, sizeof why);
+    if (rc != FERRY_LEARNED_OK) {
+        fprintf(stderr, "ferry-tune: %s: %s\n", path, why);
+        return 1;
+    }
+    fprintf(out, "store of learned choices %s: %d entr%s%s\n", path, s.n, s.n == 1 ? "y" : "ies",
+            s.skipped ? " (and malformed ones, skipped)" : "");
+    for (int i = 0; i < s.n; i++) {
+        const ferry_learned_entry *e = &s.e[i];
+        char per[32], piece[32], when[32];
+        human(e->key.bytes, per, sizeof per);
+        human(e->key.pieces ? e->key.bytes / e->key.pieces : 0, piece, sizeof piece);
+        time_t t = (time_t)e->updated;
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M", localtime(&t));
+        fprintf(out, "  %s %s (%s), %d ranks on %d node%s: %s per call in %lld pieces of %s, %s\n", e->key.write ? "writes" : "reads",
+                e->key.mount[0] ? e->key.mount : "?", e->key.fs, e->key.ranks, e->key.nodes,
+                e->key.nodes == 1 ? "" : "s", per, (long long)e->key.pieces, piece,
+                e->key.span > e->key.extent ? "interleaved" : "ranks apart");
+        fprintf(out, "    choice %s", e->choice.strategy);
+        if (e->choice.cb_nodes)
+            fprintf(out, " cb_nodes=%d", e->choice.cb_nodes);
+        fprintf(out, " (%s, %s);", e->source, when);
+        for (int k = 0; k < e->ntried; k++) {
+            const ferry_learned_try *t2 = &e->tried[k];
+            fprintf(out, "%s %s", k ? "," : " measured", t2->opt.strategy);
+            if (t2->opt.cb_nodes)
+                fprintf(out, " cb_nodes=%d", t2->opt.cb_nodes);
+            fprintf(out, " %.3g s x %lld", t2->seconds, (long long)t2->calls);
+        }
+        fprintf(out, "\n");
+    }
+    ferry_learned_free(&s);
+    return 0;
+}
+
+/* The value of key in a FERRY_HINTS string ("*:a=1:b=2"), or "" */
+static void hint_value(const char *hints, const char *key, char *out, size_t cap)
+{
+    out[0] = '\0';
+    size_t k = strlen(key);
+    for (const char *p = hints; p && *p; p = strchr(p + 1, ':')) {
+        const char *item = *p == ':' ? p + 1 : p;
+        if (!strncmp(item, key, k) && item[k] == '=') {
+            size_t n = strcspn(item + k + 1, ":,");
+            snprintf(out, cap, "%.*s", (int)n, item + k + 1);
+            return;
+        }
+    }
+}
+
+static int key_of(const json_t *k, ferry_learned_key *key)
+{
+    memset(key, 0, sizeof *key);
+    const char *op = tj_str(k, "op", "");
+    snprintf(key->fs, sizeof key->fs, "%s", tj_str(k, "fs", ""));
+    snprintf(key->mount, sizeof key->mount, "%s", tj_str(k, "mount", ""));
+    key->write = !strcmp(op, "write");
+    key->ranks = (int)tj_num(k, "ranks", 0);
+    key->nodes = (int)tj_num(k, "nodes", 0);
+    key->bytes = (int64_t)tj_num(k, "bytes", -1);
+    key->pieces = (int64_t)tj_num(k, "pieces", -1);
+    key->active = (int64_t)tj_num(k, "active", -1);
+    key->extent = (int64_t)tj_num(k, "extent", -1);
+    key->span = (int64_t)tj_num(k, "span", -1);
+    return key->ranks > 0 && key->nodes > 0 && key->bytes >= 0 && (!strcmp(op, "write") || !strcmp(op, "read"))
+               ? 0 : -1;
+}
+
+int tune_store_add(const char *path, const char *best_hints, double best_seconds, const json_t *probe,
+                   FILE *log)
+{
+    if (!path || !probe)
+        return 0;
+    ferry_learned_entry add[2];
+    int n = 0;
+    char cb[32];
+    hint_value(best_hints, "cb_nodes", cb, sizeof cb);
+    for (int d = 1; d >= 0; d--) {
+        char s[16];
+        hint_value(best_hints, d ? "ferry_write_strategy" : "ferry_read_strategy", s, sizeof s);
+        if (strcmp(s, "independent") && strcmp(s, "twophase") && strcmp(s, "local"))
+            continue; /* auto, or no collective strategy named: nothing to start from */
+        /* the pattern as the library keys it: its learning record of the probe run */
+        const json_t *learn = tj_at(probe, d ? "ferry_stats.write.learning.coll_write" : "ferry_stats.read.learning.coll_read");
+        ferry_learned_entry *e = &add[n];
+        memset(e, 0, sizeof *e);
+        if (!learn || key_of(tj_at(learn, "key"), &e->key) != 0)
+            continue; /* the library does not learn this pattern: the hints file is the way */
+        snprintf(e->choice.strategy, sizeof e->choice.strategy, "%s", s);
+        e->choice.cb_nodes = !strcmp(s, "twophase") && cb[0] ? atoi(cb) : 0;
+        e->ntried = 1;
+        e->tried[0].opt = e->choice;
+        double calls = tj_num(learn, "calls", 1);
+        e->tried[0].seconds = best_seconds / (calls > 0 ? calls : 1); /* the search's median, per call */
+        e->tried[0].calls = 1;
+        snprintf(e->source, sizeof e->source, "ferry-tune");
+        e->updated = (int64_t)time(NULL);
+        n++;
+    }
+    if (!n)
+        return 0;
+    char why[256];
+    if (ferry_learned_save(path, add, n, why, sizeof why) != 0) {
+        fprintf(stderr, "ferry-tune: store of learned choices %s: %s: not updated\n", path, why);
+        return -1;
+    }
+    if (log)
+        fprintf(log, "ferry-tune: %d pattern%s added to the store of learned choices %s\n", n, n == 1 ? "" : "s",
+                path);
+    return n;
+}
