@@ -5,7 +5,8 @@
 # builds; the table and the plot paths are printed. Then two of them on the
 # emulated cluster (docs/cluster.md: ranks on 4 nodes, each node's own
 # GlusterFS client, network-bound links), where it can run. Then the at-scale
-# side: ferry-topo's model of a 512-node BG/Q.
+# side: ferry-topo's model of a 512-node BG/Q: the seed's rows and ferry's,
+# and which to use.
 set -u
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -41,8 +42,13 @@ fi
 topo=build/openmpi/bin/ferry-topo
 echo
 if [ -x "$topo" ]; then
-  echo "== at scale (model, not measured): $topo compare --machine bgq:512 --ppn 16 --bytes-per-rank 1MiB"
-  "$topo" compare --machine bgq:512 --ppn 16 --bytes-per-rank 1MiB || status=1
+  # the seed's I/O paths and ferry's on a BG/Q midplane, simulated on
+  # SimGrid, with the verdict: balanced writers, then uneven ones
+  for pattern in 1MiB 1MiB:25%x4; do
+    echo "== at scale (model, not measured): $topo advise --machine bgq:512 --ppn 16 --pattern $pattern --simulate"
+    "$topo" advise --machine bgq:512 --ppn 16 --pattern "$pattern" --simulate || status=1
+    echo
+  done
 else
   echo "== at scale: $topo is not built; skipped"
 fi

@@ -40,6 +40,8 @@ typedef enum {
     FERRY_FWD_ROUTE_AWARE = 0, /* the seed's route- and load-aware assignment */
     FERRY_FWD_DEFAULT,         /* the model's static balanced assignment */
     FERRY_FWD_REFINED,         /* route-aware plus max-link-load local search */
+    FERRY_FWD_AUTO,            /* the topology layer's advice (ferry_topo_advise) */
+    FERRY_FWD_LOAD_AWARE,      /* load-aware: balances what each bridge carries */
 } ferry_fwd_assign;
 
 /* When a forwarded write's error reaches the program (ferry_forward_errors). */
@@ -94,7 +96,7 @@ typedef struct ferry_hints {
     ferry_placement aggregator_placement;
     int64_t ds_threshold;              /* sieve when the mean gap is below this: 64 KiB */
     int forward_collectors;            /* forwarding: ranks per node that coalesce the node's records: 1 */
-    ferry_fwd_assign forward_assign;   /* forwarding: gateway assignment on a model: route-aware */
+    ferry_fwd_assign forward_assign;   /* forwarding: gateway assignment on a model: auto (the advice) */
     ferry_fwd_errors forward_errors;   /* forwarding: when write errors are reported: call */
     ferry_tri cache_coherent;          /* the file system's client caches: detected (auto) or vouched for */
     ferry_learn_mode learn;            /* auto */

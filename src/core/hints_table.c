@@ -58,7 +58,7 @@ const hint_def ferry_hint_table[] = {
     {"ferry_aggregator_placement", HK_PLACE,  OFF(aggregator_placement),    17, 0, 1, FERRY_PLACE_SPREAD, 0,  0,             NULL, "spread|topology"},
     {"ferry_ds_threshold",       HK_SIZE,     OFF(ds_threshold),            18, 0, 1, 64 * KiB,          0,   TiB,           NULL, "auto sieves when the mean gap is below this"},
     {"ferry_forward_collectors", HK_INT,      OFF(forward_collectors),      19, 0, 1, 1,                 0,   1 << 20,       NULL, "forwarding: ranks per node that coalesce its records (0: none)"},
-    {"ferry_forward_assign",     HK_FWDASSIGN, OFF(forward_assign),         20, 0, 1, FERRY_FWD_ROUTE_AWARE, 0, 0,         NULL, "forwarding gateways on FERRY_TOPOLOGY: route-aware|default|refined"},
+    {"ferry_forward_assign",     HK_FWDASSIGN, OFF(forward_assign),         20, 0, 1, FERRY_FWD_AUTO, 0, 0,                NULL, "forwarding gateways on FERRY_TOPOLOGY: auto (the model's advice)|default|route-aware|load-aware|refined"},
     {"ferry_forward_errors",     HK_FWDERR,   OFF(forward_errors),          21, 0, 0, FERRY_FWD_ERR_CALL, 0, 0,            NULL, "forwarded write errors: call (the write waits for the forwarder) or deferred (write-behind: next call, sync, close)"},
     {"ferry_cache_coherent",     HK_TRI,      OFF(cache_coherent),          22, 0, 1, FERRY_TRI_AUTO,    0,   0,             NULL, "client caches coherent between processes: auto (detected), enable (vouched for), disable"},
     {"ferry_learn",              HK_LEARN,    OFF(learn),                   23, 0, 1, FERRY_LEARN_AUTO,  0,   0,             NULL, "auto measures: auto (trials on repeats, within a tenth of the time, kept in the store), explore (no such limit), reuse (the store only), off (the rules)"},
@@ -91,8 +91,8 @@ static const enum_name ind_names[] = {
 static const enum_name place_names[] = {
     {"spread", FERRY_PLACE_SPREAD}, {"topology", FERRY_PLACE_TOPOLOGY}, {NULL, 0}};
 static const enum_name fwdassign_names[] = {
-    {"route-aware", FERRY_FWD_ROUTE_AWARE}, {"default", FERRY_FWD_DEFAULT}, {"refined", FERRY_FWD_REFINED},
-    {NULL, 0}};
+    {"auto", FERRY_FWD_AUTO}, {"route-aware", FERRY_FWD_ROUTE_AWARE}, {"default", FERRY_FWD_DEFAULT},
+    {"refined", FERRY_FWD_REFINED}, {"load-aware", FERRY_FWD_LOAD_AWARE}, {NULL, 0}};
 static const enum_name fwderr_names[] = {{"deferred", FERRY_FWD_ERR_DEFERRED}, {"call", FERRY_FWD_ERR_CALL}, {NULL, 0}};
 static const enum_name learn_names[] = {
     {"auto", FERRY_LEARN_AUTO}, {"off", FERRY_LEARN_OFF}, {"reuse", FERRY_LEARN_REUSE},

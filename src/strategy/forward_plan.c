@@ -1,13 +1,14 @@
 /*
  * The forwarding plan, computed identically on every rank from allgathered
  * facts: the machine model places each node of the communicator on a model
- * node (FERRY_TOPOLOGY), the topology layer's route- and load-aware
- * assignment gives each model node a gateway, and each gateway's forwarder is
- * the first rank of the participating node nearest to it (the gateway node
- * itself when it holds ranks, as BG/Q bridges do in a full partition; ties to
- * the lowest node index). Without a model, the nodes form a flat machine
- * with its default assignment (one gateway per 64 nodes, the last node of
- * each block).
+ * node (FERRY_TOPOLOGY), the topology layer gives each model node a gateway
+ * (by default its advice, ferry_topo_advise: a reassignment only where the
+ * model predicts a gain over the static default), and each gateway's
+ * forwarder is the first rank of the participating node nearest to it (the
+ * gateway node itself when it holds ranks, as BG/Q bridges do in a full
+ * partition; ties to the lowest node index). Without a model, the nodes
+ * form a flat machine with its default assignment (one gateway per 64
+ * nodes, the last node of each block).
  */
 #include "core/machine.h"
 #include "core/nodes.h"
@@ -15,6 +16,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -55,6 +57,55 @@ static const ferry_topo_machine *model_of(ferry_fwd *w, const ferry_nodes *nodes
     return m;
 }
 
+/* The gateway of each participating model node pn[0..np-1]. With the
+ * advice (auto), every rank is taken to write alike (nothing else is known
+ * at open): 1 MiB in one request each, a size at which link time, not hop
+ * latency, decides; forwarding writes each piece as its own request
+ * wherever the node's data goes. `why` says where the choice came from. */
+static int choose_gateways(const ferry_topo_machine *m, int routed, ferry_fwd_assign a, int P,
+                           const ferry_nodes *nodes, const int *mn, const int *pn, int np, int *gw,
+                           ferry_topo_assign_algo *algo, char *why, size_t len)
+{
+    ferry_topo_assign_params p = {.nnodes = np, .nodes = pn, .slack = -1};
+    if (!routed || a == FERRY_FWD_DEFAULT) {
+        *algo = FERRY_TOPO_ASSIGN_DEFAULT;
+        snprintf(why, len, "%s", routed ? "asked for" : "no model");
+        return ferry_topo_assign(m, *algo, &p, gw, NULL);
+    }
+    if (a != FERRY_FWD_AUTO) {
+        *algo = a == FERRY_FWD_REFINED      ? FERRY_TOPO_ASSIGN_REFINED
+              : a == FERRY_FWD_LOAD_AWARE ? FERRY_TOPO_ASSIGN_LOAD_AWARE
+                                          : FERRY_TOPO_ASSIGN_ROUTE_AWARE;
+        snprintf(why, len, "asked for");
+        return ferry_topo_assign(m, *algo, &p, gw, NULL);
+    }
+    double *w = calloc((size_t)np, sizeof *w), *rq = calloc((size_t)np, sizeof *rq);
+    if (!w || !rq) {
+        free(w);
+        free(rq);
+        return -1;
+    }
+    for (int r = 0; r < P; r++) {
+        const int *at = bsearch(&mn[nodes->node_of[r]], pn, (size_t)np, sizeof *pn, cmp_int);
+        w[at - pn] += 1048576.0;
+        rq[at - pn] += 1;
+    }
+    p.node_bytes = w;
+    p.node_msgs = rq;
+    ferry_topo_advice adv;
+    int rc = ferry_topo_advise(m, &p, 0, gw, &adv);
+    free(w);
+    free(rq);
+    if (rc != 0)
+        return rc;
+    *algo = adv.cand[adv.best].algo;
+    if (adv.best)
+        snprintf(why, len, "advised: %.0f %% faster", 100 * adv.gain);
+    else
+        snprintf(why, len, "advised: no gain");
+    return 0;
+}
+
 int ferry_fwd_plan(ferry_fwd *w, int collectors, ferry_fwd_assign assign)
 {
     ferry_nodes nodes = {0};
@@ -90,12 +141,9 @@ int ferry_fwd_plan(ferry_fwd *w, int collectors, ferry_fwd_assign assign)
     for (int k = 0; k < nn; k++)
         if (np == 0 || pn[np - 1] != pn[k])
             pn[np++] = pn[k];
-    ferry_fwd_assign a = assign;
-    ferry_topo_assign_algo algo = !routed || a == FERRY_FWD_DEFAULT ? FERRY_TOPO_ASSIGN_DEFAULT
-                                : a == FERRY_FWD_REFINED            ? FERRY_TOPO_ASSIGN_REFINED
-                                                                    : FERRY_TOPO_ASSIGN_ROUTE_AWARE;
-    ferry_topo_assign_params p = {.nnodes = np, .nodes = pn, .slack = -1};
-    if (ferry_topo_assign(m, algo, &p, gw, NULL) != 0)
+    char why[64];
+    ferry_topo_assign_algo algo;
+    if (choose_gateways(m, routed, assign, P, &nodes, mn, pn, np, gw, &algo, why, sizeof why) != 0)
         goto out;
     int G = ferry_topo_gateways(m);
     best = malloc((size_t)G * sizeof *best);
@@ -131,8 +179,11 @@ int ferry_fwd_plan(ferry_fwd *w, int collectors, ferry_fwd_assign assign)
     w->serves = kc > 0 && nr < kc && ns > kc;
     for (int r = 0; r < P; r++)
         w->serves |= w->fwd_of[r] == w->me;
-    snprintf(w->why, sizeof w->why, "%d forwarder(s) for %d node(s), %s gateways%s, %d collector(s) per node",
-             w->nforwarders, nn, ferry_topo_assign_name(algo), routed ? " on FERRY_TOPOLOGY" : "", kc);
+    int len = snprintf(w->why, sizeof w->why, "%s gateways (%s), %d forwarder%s for %d node%s, %d collector%s per node",
+                       ferry_topo_assign_name(algo), why, w->nforwarders, w->nforwarders == 1 ? "" : "s", nn,
+                       nn == 1 ? "" : "s", kc, kc == 1 ? "" : "s");
+    if (len >= (int)sizeof w->why) /* cut, and seen to be */
+        memcpy(w->why + sizeof w->why - 4, "...", 4);
     rc = MPI_SUCCESS;
 out:
     if (rc != MPI_SUCCESS) {

@@ -12,6 +12,7 @@ const char *ferry_topo_assign_name(ferry_topo_assign_algo algo) {
   case FERRY_TOPO_ASSIGN_ROUTE_AWARE: return "route-aware";
   case FERRY_TOPO_ASSIGN_REFINED: return "refined";
   case FERRY_TOPO_ASSIGN_ROUTE_AWARE_FLAT: return "route-aware-flat";
+  case FERRY_TOPO_ASSIGN_LOAD_AWARE: return "load-aware";
   }
   return "?";
 }
@@ -22,6 +23,7 @@ int ferry_topo_assign_parse(const char *name, ferry_topo_assign_algo *algo) {
   else if (strcmp(name, "route-aware") == 0 || strcmp(name, "route_aware") == 0) *algo = FERRY_TOPO_ASSIGN_ROUTE_AWARE;
   else if (strcmp(name, "refined") == 0) *algo = FERRY_TOPO_ASSIGN_REFINED;
   else if (strcmp(name, "route-aware-flat") == 0) *algo = FERRY_TOPO_ASSIGN_ROUTE_AWARE_FLAT;
+  else if (strcmp(name, "load-aware") == 0 || strcmp(name, "load_aware") == 0) *algo = FERRY_TOPO_ASSIGN_LOAD_AWARE;
   else return -EINVAL;
   return 0;
 }
@@ -34,14 +36,16 @@ static int default_of(const ferry_topo_machine *m, int node) {
 }
 
 /* Route-aware, then (refined) the local search; one candidate build
- * serves both stages. A local search only walks downhill, so it starts
+ * serves both stages. A local search only walks downhill, so refined starts
  * from whichever of the default and the route-aware assignment has the
  * lower maximum link load (then hop-bytes; ties: route-aware): refined is
- * never worse than either. */
+ * never worse than either. Load-aware starts from the default and also
+ * weighs the gateway groups (capacity and requests) when p->cost asks. */
 static int assign_moving(const ferry_topo_machine *m, ferry_topo_assign_algo algo, const ferry_topo_assign_params *p,
                          int n, const int *nodes, const int *def, int *gw_out, ferry_topo_assign_stats *st,
                          int *moved) {
-  int slack = algo == FERRY_TOPO_ASSIGN_REFINED ? (p->slack < 0 ? 2 : p->slack) : 0;
+  int search = algo != FERRY_TOPO_ASSIGN_ROUTE_AWARE_FLAT;
+  int slack = search ? (p->slack < 0 ? 2 : p->slack) : 0;
   ferry_topo_cands c;
   double *w = NULL;
   int *limit = malloc(ferry_topo__sz(n) * sizeof *limit);
@@ -50,8 +54,9 @@ static int assign_moving(const ferry_topo_machine *m, ferry_topo_assign_algo alg
   int rc = ferry_topo__cands_build(m, n, nodes, limit, &c);
   free(limit);
   if (rc) return rc;
-  rc = ferry_topo__assign_route_aware(m, n, nodes, def, p->mem_cap, &c, gw_out, moved);
-  if (rc == 0 && algo == FERRY_TOPO_ASSIGN_REFINED) {
+  if (algo == FERRY_TOPO_ASSIGN_LOAD_AWARE) memcpy(gw_out, def, (size_t)n * sizeof *def);
+  else rc = ferry_topo__assign_route_aware(m, n, nodes, def, p->mem_cap, &c, gw_out, moved);
+  if (rc == 0 && search) {
     if (!p->node_bytes) {
       w = malloc(ferry_topo__sz(n) * sizeof *w);
       if (!w) rc = -ENOMEM;
@@ -60,12 +65,17 @@ static int assign_moving(const ferry_topo_machine *m, ferry_topo_assign_algo alg
     }
     const double *wt = p->node_bytes ? p->node_bytes : w;
     double pr, hr, pd, hd;
-    if (rc == 0 && (rc = ferry_topo__peak(m, n, nodes, wt, gw_out, &pr, &hr)) == 0 &&
+    if (algo == FERRY_TOPO_ASSIGN_REFINED && rc == 0 &&
+        (rc = ferry_topo__peak(m, n, nodes, wt, gw_out, &pr, &hr)) == 0 &&
         (rc = ferry_topo__peak(m, n, nodes, wt, def, &pd, &hd)) == 0 && (pd < pr || (pd == pr && hd < hr)))
       memcpy(gw_out, def, (size_t)n * sizeof *def);
-    if (rc == 0)
-      rc = ferry_topo__refine(m, n, nodes, def, wt, p->mem_cap, slack, p->max_moves > 0 ? p->max_moves : n, &c,
-                              gw_out, st);
+    ferry_topo__search sp = {wt, NULL, NULL, 0, 0, p->mem_cap, slack, p->mem_cap_bytes, p->max_moves};
+    if (algo == FERRY_TOPO_ASSIGN_LOAD_AWARE) {
+      sp.rq = p->node_msgs;
+      sp.rqm = p->moved_msgs;
+      if (p->cost) sp.group_bw = p->cost->group_bw, sp.group_msg_cost = p->cost->group_msg_cost;
+    }
+    if (rc == 0) rc = ferry_topo__refine(m, n, nodes, def, &sp, &c, gw_out, st);
   }
   free(w);
   ferry_topo__cands_free(&c);
@@ -102,6 +112,7 @@ int ferry_topo_assign(const ferry_topo_machine *m, ferry_topo_assign_algo algo,
     break;
   case FERRY_TOPO_ASSIGN_ROUTE_AWARE_FLAT:
   case FERRY_TOPO_ASSIGN_REFINED:
+  case FERRY_TOPO_ASSIGN_LOAD_AWARE:
     rc = assign_moving(m, algo, p, n, nodes, def, gw_out, st, &moved);
     break;
   default:

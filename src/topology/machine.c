@@ -44,6 +44,16 @@ int ferry_topo__finish(ferry_topo_machine *m, char *err, size_t errlen) {
       ferry_topo__seterr(err, errlen, "gateways must be distinct and ascending");
       return -EINVAL;
     }
+  m->ngroups = 0;
+  for (int g = 0; g < m->ngw; g++) {
+    if (m->gw_group[g] < 0 || (g && m->gw_group[g] < m->gw_group[g - 1])) {
+      ferry_topo__seterr(err, errlen, "gateway groups must be ascending from 0");
+      return -EINVAL;
+    }
+    if (m->gw_group[g] + 1 > m->ngroups) m->ngroups = m->gw_group[g] + 1;
+  }
+  if (!m->gw_noun) m->gw_noun = "gateway";
+  if (!m->group_noun) m->group_noun = "gateway group";
   m->node_gw = malloc((size_t)m->nnodes * sizeof *m->node_gw);
   m->gw_proxy = malloc((size_t)m->ngw * sizeof *m->gw_proxy);
   m->compute = malloc((size_t)m->nnodes * sizeof *m->compute);
@@ -229,6 +239,10 @@ int ferry_topo_gateway_exit_link(const ferry_topo_machine *m, int gw) {
 int ferry_topo_gateway_group(const ferry_topo_machine *m, int gw) {
   return (gw >= 0 && gw < m->ngw) ? m->gw_group[gw] : -1;
 }
+
+int ferry_topo_gateway_groups(const ferry_topo_machine *m) { return m->ngroups; }
+const char *ferry_topo_gateway_noun(const ferry_topo_machine *m) { return m->gw_noun; }
+const char *ferry_topo_group_noun(const ferry_topo_machine *m) { return m->group_noun; }
 
 int ferry_topo_gateway_proxy(const ferry_topo_machine *m, int gw) {
   return (gw >= 0 && gw < m->ngw) ? m->gw_proxy[gw] : -1;

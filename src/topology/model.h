@@ -45,7 +45,9 @@ struct ferry_topo_machine {
 
   int ngw;
   int *gw_node;        /* ascending node ids */
-  int *gw_group;
+  int *gw_group;       /* ascending, 0 .. ngroups-1 */
+  int ngroups;
+  const char *gw_noun, *group_noun; /* set by the model, else generic */
   int *gw_proxy;
   int *node_gw;        /* node -> gateway index, -1 when not a gateway */
   int *default_gw;     /* node -> default gateway, -1 for service nodes */
@@ -131,9 +133,20 @@ int ferry_topo__assign_route_aware(const ferry_topo_machine *m, int n, const int
  * avoid other bridges, level-synchronous round robin with retries. */
 int ferry_topo__assign_seed(const ferry_topo_machine *m, int n, const int *nodes, const int *def, int mem_cap,
                             int *gw_out, int *moved);
+/* What the local search (refine.c) balances: bytes per node on links, and
+ * for load-aware the gateway groups' capacity and request server. */
+typedef struct {
+  const double *w;          /* bytes per participating node */
+  const double *rq, *rqm;   /* requests on the default / another gateway; rq NULL => none */
+  double group_bw;          /* > 0: each group passes this many bytes/s */
+  double group_msg_cost;    /* > 0: seconds per request at a group's server */
+  int mem_cap, slack;
+  double mem_cap_bytes;     /* > 0: bytes moved onto one gateway at most */
+  long max_moves;           /* <= 0 => n */
+} ferry_topo__search;
 int ferry_topo__refine(const ferry_topo_machine *m, int n, const int *nodes, const int *def,
-                       const double *w, int mem_cap, int slack, long max_moves,
-                       const ferry_topo_cands *c, int *gw, ferry_topo_assign_stats *st);
+                       const ferry_topo__search *sp, const ferry_topo_cands *c, int *gw,
+                       ferry_topo_assign_stats *st);
 /* Largest bytes/bandwidth over links and hop-bytes of an assignment. */
 int ferry_topo__peak(const ferry_topo_machine *m, int n, const int *nodes, const double *w, const int *gw,
                      double *peak, double *hop_bytes);

@@ -90,11 +90,33 @@ int ferry_topo_gateway_node(const ferry_topo_machine *m, int gw);
 int ferry_topo_gateway_of_node(const ferry_topo_machine *m, int node); /* -1 if not one */
 int ferry_topo_gateway_exit_link(const ferry_topo_machine *m, int gw);
 int ferry_topo_gateway_group(const ferry_topo_machine *m, int gw); /* ION / FGR group */
+/* Gateway groups: 1 + the largest ferry_topo_gateway_group (BG/Q: I/O nodes,
+ * two bridges each). */
+int ferry_topo_gateway_groups(const ferry_topo_machine *m);
+/* What the model calls its gateways and their groups, for messages:
+ * "bridge" / "I/O node" on BG/Q, "gateway" / "gateway group" elsewhere. */
+const char *ferry_topo_gateway_noun(const ferry_topo_machine *m);
+const char *ferry_topo_group_noun(const ferry_topo_machine *m);
 /* The compute node that hosts the forwarder for a gateway: the gateway
  * itself when it is a compute node, else its nearest compute node. */
 int ferry_topo_gateway_proxy(const ferry_topo_machine *m, int gw);
 /* The static balanced assignment: the gateway a node uses by default. */
 int ferry_topo_default_gateway(const ferry_topo_machine *m, int node);
+
+/* ---- costs ------------------------------------------------------------- */
+
+typedef struct {
+  double hop_latency;  /* seconds per link; <= 0 => machine's */
+  double msg_cost;     /* seconds a receiver spends per message; 0 => off */
+  int fair_share;      /* also run the max-min fair-share estimate */
+  int max_epochs;      /* fair share: rate recomputations; <= 0 => 100000 */
+  /* A gateway group (BG/Q: the I/O node two bridges share) as one shared
+   * resource behind its gateways' exit links: the bytes it passes on per
+   * second and the seconds its one server spends on each request (message
+   * of a flow with a gateway). 0 => unlimited / off. */
+  double group_bw;
+  double group_msg_cost;
+} ferry_topo_cost_params;
 
 /* ---- assignment -------------------------------------------------------- */
 
@@ -102,8 +124,11 @@ typedef enum {
   FERRY_TOPO_ASSIGN_DEFAULT = 0, /* static balanced (BG/Q: own bridge) */
   FERRY_TOPO_ASSIGN_ROUTE_AWARE, /* the seed's route- and load-aware walk */
   FERRY_TOPO_ASSIGN_REFINED,     /* route-aware-flat + max-link-load local search */
-  FERRY_TOPO_ASSIGN_ROUTE_AWARE_FLAT /* ferry's earlier walk: one average,
-                                        no deeper retry, any route */
+  FERRY_TOPO_ASSIGN_ROUTE_AWARE_FLAT, /* ferry's earlier walk: one average,
+                                         no deeper retry, any route */
+  FERRY_TOPO_ASSIGN_LOAD_AWARE   /* local search from the default on the
+                                    bytes (and requests) each link, gateway
+                                    and gateway group carries */
 } ferry_topo_assign_algo;
 
 typedef struct {
@@ -111,9 +136,18 @@ typedef struct {
   const int *nodes;        /* distinct node ids (ignored when nnodes == 0) */
   const double *node_bytes;/* bytes each participating node sends; NULL => 1 */
   int mem_cap;             /* max nodes moved onto one gateway; <= 0: none */
+  double mem_cap_bytes;    /* refined, load-aware: max node_bytes moved onto
+                              one gateway (buffers there); <= 0: none */
   int slack;               /* refinement: hops allowed beyond the default
                               distance; < 0 => 2 */
   long max_moves;          /* refinement move budget; <= 0 => nnodes */
+  /* load-aware: requests each node sends through its default gateway and
+   * through any other (a path that coalesces moved nodes sends fewer);
+   * NULL => no requests counted / the same as node_msgs */
+  const double *node_msgs;
+  const double *moved_msgs;
+  /* load-aware: group capacity and per-request cost; NULL => links only */
+  const ferry_topo_cost_params *cost;
 } ferry_topo_assign_params;
 
 typedef struct {
@@ -172,12 +206,28 @@ typedef struct {
   double msgs;    /* messages; also the flow's weight in fair sharing */
 } ferry_topo_flow;
 
+/* The resource a time is bound by. ties: links, then receivers, then
+ * group bytes, then group requests. */
+typedef enum {
+  FERRY_TOPO_BIND_NONE = 0,
+  FERRY_TOPO_BIND_LINK,        /* id: a network link */
+  FERRY_TOPO_BIND_EXIT,        /* id: a gateway (its exit link) */
+  FERRY_TOPO_BIND_RECEIVER,    /* id: a node (messages x msg_cost) */
+  FERRY_TOPO_BIND_GROUP_BYTES, /* id: a gateway group (bytes / group_bw) */
+  FERRY_TOPO_BIND_GROUP_MSGS   /* id: a gateway group (requests x group_msg_cost) */
+} ferry_topo_bind_kind;
+
 typedef struct {
-  double hop_latency;  /* seconds per link; <= 0 => machine's */
-  double msg_cost;     /* seconds a receiver spends per message; 0 => off */
-  int fair_share;      /* also run the max-min fair-share estimate */
-  int max_epochs;      /* fair share: rate recomputations; <= 0 => 100000 */
-} ferry_topo_cost_params;
+  ferry_topo_bind_kind kind;
+  int id;
+  double load;      /* bytes, or messages for RECEIVER / GROUP_MSGS */
+  double capacity;  /* bytes/s, or messages/s */
+  double time;      /* load / capacity */
+} ferry_topo_binding;
+
+/* "link A+ (0,0,0,0,0)->(1,0,0,0,0)", "bridge 3 (node 98) -> I/O node 1",
+ * "I/O node 1 (2 bridges): requests", ... */
+void ferry_topo_binding_name(const ferry_topo_machine *m, const ferry_topo_binding *b, char *buf, size_t len);
 
 typedef struct {
   size_t nflows;
@@ -198,7 +248,13 @@ typedef struct {
   double t_links;          /* max over links of bytes / bandwidth */
   double t_latency;        /* longest route x hop latency */
   double t_msgs;           /* busiest receiver's messages x msg_cost */
-  double t_model;          /* max(t_links, t_msgs) + t_latency: the floor */
+  int ngroups;
+  double *group_bytes, *group_msgs; /* through each gateway group (owned) */
+  double t_group_bytes;    /* max over groups of bytes / group_bw (0: unlimited) */
+  double t_group_msgs;     /* max over groups of requests x group_msg_cost */
+  double t_model;          /* max(t_links, t_msgs, t_group_bytes, t_group_msgs)
+                              + t_latency: the floor */
+  ferry_topo_binding bind; /* the resource that sets the floor */
   double t_fair;           /* max-min fair-share completion + t_latency, or -1 */
   int fair_epochs;         /* rate recomputations the estimate took */
 } ferry_topo_metrics;
@@ -206,6 +262,37 @@ typedef struct {
 int ferry_topo_evaluate(const ferry_topo_machine *m, const ferry_topo_flow *flows, size_t nflows,
                         const ferry_topo_cost_params *cp, ferry_topo_metrics *out);
 void ferry_topo_metrics_free(ferry_topo_metrics *mt);
+
+/* ---- advice ------------------------------------------------------------ */
+
+/* Which gateway assignment to use for a set of writers: default, the
+ * seed's route-aware walk and load-aware are costed with
+ * ferry_topo_evaluate on the same flows (each node's bytes and requests to
+ * its gateway, a moved node's requests from moved_msgs), and a reassignment
+ * is advised only when its floor is at least min_gain below the default's. */
+#define FERRY_TOPO_ADVICE_CANDIDATES 3
+typedef struct {
+  ferry_topo_assign_algo algo;
+  double t_model;          /* the floor, seconds */
+  int moved;
+  ferry_topo_binding bind; /* what sets it */
+  double max_gw_bytes;     /* the busiest gateway's bytes */
+  double mean_gw_bytes;    /* bytes over all gateways: what perfect balance gives each */
+} ferry_topo_choice;
+
+typedef struct {
+  ferry_topo_choice cand[FERRY_TOPO_ADVICE_CANDIDATES]; /* default, route-aware, load-aware */
+  int best;                /* index of the advised candidate */
+  double gain;             /* 1 - its t_model / the default's */
+  double imbalance;        /* default's busiest gateway bytes / the mean */
+  char why[96];            /* one line: which and why */
+} ferry_topo_advice;
+
+/* p: the writers as for ferry_topo_assign (node_bytes, node_msgs,
+ * moved_msgs, cost, mem_cap, slack); min_gain <= 0 => 0.02. gw_out
+ * receives the advised assignment (may be NULL). */
+int ferry_topo_advise(const ferry_topo_machine *m, const ferry_topo_assign_params *p, double min_gain,
+                      int *gw_out, ferry_topo_advice *adv);
 
 /* ---- presets ----------------------------------------------------------- */
 

@@ -459,10 +459,12 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
     return -EINVAL;
   }
 
-  /* links, bandwidth, latency (BG/Q: 2 GB/s links, ~40 ns per hop) */
-  double bw, iobw, lat;
-  if ((rc = ferry_topo__opt_double(&ol, "bw", 2e9, NULL, &bw, err, errlen))) return rc;
-  if ((rc = ferry_topo__opt_double(&ol, "iobw", 2e9, NULL, &iobw, err, errlen))) return rc;
+  /* links, bandwidth, latency: BG/Q links are 2 GB/s raw per direction,
+   * about 1.8 GB/s of payload (IBM Redbook, BG/Q hardware overview), the
+   * bridge -> I/O node link alike; ~40 ns per hop. Generic tori keep 2 GB/s. */
+  double bw, iobw, lat, bw0 = bgq ? 1.8e9 : 2e9;
+  if ((rc = ferry_topo__opt_double(&ol, "bw", bw0, NULL, &bw, err, errlen))) return rc;
+  if ((rc = ferry_topo__opt_double(&ol, "iobw", bw0, NULL, &iobw, err, errlen))) return rc;
   if ((rc = ferry_topo__opt_double(&ol, "lat", 40e-9, NULL, &lat, err, errlen))) return rc;
   if (nn * 2 * nd > 0x7fffffffL) return -EINVAL;
   m->nnet = (int)(nn * 2 * nd);
@@ -542,6 +544,7 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
       if (i < 0) break;
     }
   }
+  if (bgq) m->gw_noun = "bridge", m->group_noun = "I/O node";
   int per_ion = bgq ? ion / gwnodes : 1;
   if (per_ion < 1) per_ion = 1;
   for (int g = 0; g < ntiles; g++) {

@@ -23,7 +23,7 @@ static double simulate(const ferry_topo_machine *m, const int *gw, double bytes,
     fl[i] = (ferry_topo_flow){v, ferry_topo_gateway_node(m, g), g, bytes, msgs};
   }
   if (t_fair) {
-    ferry_topo_cost_params cp = {0, 0, 1, 0};
+    ferry_topo_cost_params cp = {.fair_share = 1};
     ferry_topo_metrics mt;
     CHECK_INT(ferry_topo_evaluate(m, fl, (size_t)n, &cp, &mt), 0);
     *t_fair = mt.t_fair;

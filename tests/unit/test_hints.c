@@ -676,7 +676,7 @@ static void test_json(void)
     CHECK(strstr(buf, "\"ferry_local_aggregators\":1,") != NULL);
     CHECK(strstr(buf, "\"ferry_ds_threshold\":65536,") != NULL);
     CHECK(strstr(buf, "\"ferry_forward_collectors\":1,") != NULL);
-    CHECK(strstr(buf, "\"ferry_forward_assign\":\"route-aware\",") != NULL);
+    CHECK(strstr(buf, "\"ferry_forward_assign\":\"auto\",") != NULL);
     CHECK(strstr(buf, "\"ferry_forward_errors\":\"call\",") != NULL);
     CHECK(strstr(buf, "\"ferry_cache_coherent\":\"automatic\",") != NULL);
     CHECK(strstr(buf, "\"ferry_learn\":\"auto\",\"ferry_learn_trials\":8,\"ferry_learn_cache\":\"default\"}") != NULL);

@@ -16,7 +16,7 @@
 # 3. The modelled traffic of forwarding at the seed's scale (deterministic):
 #    ferry-topo compare --coalesce on BG/Q 512 and 4096 nodes, 16 ranks per
 #    node, 1 MiB per rank: one coalesced message per node to its gateway,
-#    default against route-aware and refined assignment.
+#    default against route-aware, refined and load-aware assignment.
 #
 #   tools/topo/bench_forward.sh [ROUNDS] [RANKS] [XFER] [BLOCK] [DIR]
 #   env: BUILD (default build/openmpi), PPN (2), REPS (3), MACHINE (bgq:2x2x2x2x2),
@@ -64,12 +64,12 @@ echo
 echo "replay of one forwarded run ($trace_ranks ranks, FERRY_TOPOLOGY=$machine, $ppn ranks per node) on $machine:"
 rm -f "$out/trace.json"
 NP=$trace_ranks FERRY_TRACE=$out/trace.json run forward1 -x FERRY_TRACE -x FERRY_TOPOLOGY="$machine" >/dev/null
-for a in default route-aware; do
+for a in default route-aware load-aware; do
   "$topo" replay "$out/trace.json" --machine "$machine" --ppn "$ppn" --assign "$a" | tail -1
 done
 
 echo
 echo "modelled forwarding at scale (ferry-topo compare --coalesce, 16 ranks/node, 1 MiB per rank):"
 for m in bgq:512 bgq:4096; do
-  "$topo" compare --machine "$m" --ppn 16 --bytes-per-rank 1MiB --coalesce | grep -E "^(#|assignment|default|route-aware|refined) "
+  "$topo" compare --machine "$m" --ppn 16 --bytes-per-rank 1MiB --coalesce | grep -E "^(#|assignment|default|route-aware|refined|load-aware) "
 done

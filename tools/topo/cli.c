@@ -14,6 +14,9 @@ void opts_defaults(topo_opts *o) {
   o->machine = "bgq:512";
   o->ppn = 16;
   o->bytes_per_rank = 1048576.0;
+  o->bytes_text = "1MiB";
+  o->bytes_is_size = 1;
+  o->ion_bw = -1;
   o->cb_buffer = 16777216.0;     /* ROMIO's cb_buffer_size default */
   o->gw_mem = 1073741824.0;      /* heap a BG/Q rank has at 16 ranks/node */
   o->mem_cap = -1;
@@ -68,10 +71,7 @@ static int want_int(const char *v, int lo, int *out) {
 }
 
 /* Every option of ferry-topo's commands; an option the dispatch below
- * handles must be listed. simulate and advise's newer options (--fs,
- * --pattern, --xfer, --ion-bw, --map, --min-gain) are listed ahead of their
- * code, so whichever lands second needs no edit here; until then the
- * dispatch refuses them as unknown. */
+ * handles must be listed. */
 enum { O_LONG = 0x100 };
 static const struct option longopts[] = {
   {"coalesce", no_argument, NULL, O_LONG},
@@ -153,10 +153,23 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
     if (!strcmp(key, "--no-fair-share")) { o->fair_share = 0; continue; }
     if (!strcmp(key, "--simulate")) { o->simulate = 1; continue; }
     if (!strcmp(key, "--split-messages")) { o->split = 1; continue; }
+    if (!strcmp(key, "--fs")) { o->fs = 1; continue; }
     int bad = 0;
     if (!strcmp(key, "--machine")) o->machine = val;
     else if (!strcmp(key, "--ppn")) bad = want_int(val, 1, &o->ppn) || o->ppn > 1024, o->ppn_given = 1;
-    else if (!strcmp(key, "--bytes-per-rank")) bad = want_size(val, &o->bytes_per_rank, err, errlen, key);
+    else if (!strcmp(key, "--bytes-per-rank") || !strcmp(key, "--pattern")) {
+      /* a size, or a spread the commands that take one parse (writers.h) */
+      o->bytes_text = val;
+      o->bytes_is_size = !strchr(val, ':');
+      if (o->bytes_is_size) bad = want_size(val, &o->bytes_per_rank, err, errlen, key);
+    } else if (!strcmp(key, "--xfer")) bad = want_size(val, &o->xfer, err, errlen, key);
+    else if (!strcmp(key, "--ion-bw")) bad = want_size(val, &o->ion_bw, err, errlen, key);
+    else if (!strcmp(key, "--map")) o->map = val;
+    else if (!strcmp(key, "--min-gain")) {
+      char *e;
+      o->min_gain = strtod(val, &e);
+      bad = e == val || *e || !(o->min_gain >= 0 && o->min_gain < 1);
+    }
     else if (!strcmp(key, "--aggregators")) bad = want_int(val, 1, &o->naggs);
     else if (!strcmp(key, "--cb-buffer")) bad = want_size(val, &o->cb_buffer, err, errlen, key);
     else if (!strcmp(key, "--gateway-mem")) bad = want_size(val, &o->gw_mem, err, errlen, key);

@@ -9,6 +9,13 @@ typedef struct {
   int ppn;
   int ppn_given;
   double bytes_per_rank;
+  const char *bytes_text; /* --bytes-per-rank / --pattern as given: a size or a spread (writers.h) */
+  int bytes_is_size;      /* bytes_text is a plain size (bytes_per_rank holds it) */
+  double xfer;            /* bytes per write call; 0 => the base size */
+  int fs;                 /* simulate/advise: file-system costs */
+  double ion_bw;          /* bytes/s per I/O node; < 0 => the cost mode's */
+  const char *map;        /* advise: a bridge map dumped from the machine */
+  double min_gain;        /* advise: the least gain that moves anyone */
   int coalesce;
   int json;
   int markdown;

@@ -1,5 +1,6 @@
 /* ferry-topo compare: every assignment and aggregator placement on one
- * machine and I/O size. */
+ * machine and I/O size, costed by the floor (uniform writers; simulate and
+ * advise take spreads). */
 #include <stdio.h>
 
 #include "cmd.h"
@@ -17,13 +18,13 @@ int cmd_compare(int argc, char **argv) {
   if (!m) return 1;
   scen_cfg c;
   cmd_scen_cfg(&o, m, &c);
-  scen_row rows[6];
+  scen_row rows[7];
   int n = 0;
   static const ferry_topo_assign_algo algos[] = {FERRY_TOPO_ASSIGN_DEFAULT, FERRY_TOPO_ASSIGN_ROUTE_AWARE,
-                                                 FERRY_TOPO_ASSIGN_REFINED};
+                                                 FERRY_TOPO_ASSIGN_REFINED, FERRY_TOPO_ASSIGN_LOAD_AWARE};
   static const ferry_topo_agg_method aggs[] = {FERRY_TOPO_AGG_FIRST_RANK, FERRY_TOPO_AGG_BRIDGE_RING,
                                                FERRY_TOPO_AGG_TOPOLOGY};
-  for (int i = 0; i < 3 && rc == 0; i++) rc = scen_independent(&c, algos[i], &rows[n++], NULL, NULL);
+  for (int i = 0; i < 4 && rc == 0; i++) rc = scen_independent(&c, algos[i], &rows[n++], NULL, NULL);
   for (int i = 0; i < 3 && rc == 0; i++) rc = scen_collective(&c, aggs[i], &rows[n++]);
   if (rc) {
     fprintf(stderr, "ferry-topo compare: costing failed (%d)\n", rc);

@@ -1,6 +1,6 @@
 /* ferry-topo plot: writes the data behind three figures (a torus plane's
  * link loads, a link-load histogram, gateway loads) for default,
- * route-aware and refined assignment, then hands it to
+ * route-aware, load-aware and refined assignment, then hands it to
  * ferry_topo_plot.py, which draws the PNGs. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -83,6 +83,15 @@ static void write_assignment(FILE *f, const ferry_topo_machine *m, const plane_t
           r->t_model, r->avg_hops);
   out_json_string(f, r->max_link);
   int nnet = ferry_topo_links(m) - ferry_topo_gateways(m);
+  /* the busiest network link (bridge exit links left out), which the heat
+   * map and the histogram both show; ties to the lowest id */
+  int top = -1;
+  for (int l = 0; l < nnet; l++)
+    if (mt->link_bytes[l] > 0 && (top < 0 || mt->link_bytes[l] > mt->link_bytes[top])) top = l;
+  char tname[96] = "-";
+  if (top >= 0) ferry_topo_link_name(m, top, tname, sizeof tname);
+  fprintf(f, ",\"max_net_link_load\":%.0f,\"max_net_link\":", top >= 0 ? mt->link_bytes[top] : 0.0);
+  out_json_string(f, tname);
   fprintf(f, ",\"plane_links\":[");
   int first = 1;
   if (p->on) {
@@ -192,8 +201,8 @@ int cmd_plot(int argc, char **argv) {
   }
   fprintf(f, ",\"assignments\":[");
   static const ferry_topo_assign_algo algos[] = {FERRY_TOPO_ASSIGN_DEFAULT, FERRY_TOPO_ASSIGN_ROUTE_AWARE,
-                                                 FERRY_TOPO_ASSIGN_REFINED};
-  for (int i = 0; i < 3; i++) {
+                                                 FERRY_TOPO_ASSIGN_LOAD_AWARE, FERRY_TOPO_ASSIGN_REFINED};
+  for (int i = 0; i < 4; i++) {
     scen_row r;
     ferry_topo_metrics mt;
     if ((rc = scen_independent(&c, algos[i], &r, NULL, &mt))) {

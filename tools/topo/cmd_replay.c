@@ -74,12 +74,12 @@ int cmd_replay(int argc, char **argv) {
   }
   ferry_topo_assign_algo algo = FERRY_TOPO_ASSIGN_DEFAULT;
   if (o.assign && ferry_topo_assign_parse(o.assign, &algo)) {
-    fprintf(stderr, "ferry-topo replay: --assign %s: want default, route-aware, route-aware-flat or refined\n", o.assign);
+    fprintf(stderr, "ferry-topo replay: --assign %s: want default, route-aware, route-aware-flat, refined or load-aware\n", o.assign);
     return 2;
   }
   trace_t tr;
   char err[256];
-  if (trace_read_file(o.positional[0], &tr, err, sizeof err)) {
+  if (trace_read_file(o.positional[0], &tr, err, sizeof err) || trace_records_as_writes(&tr, err, sizeof err)) {
     fprintf(stderr, "ferry-topo replay: %s\n", err);
     return 1;
   }
@@ -124,7 +124,7 @@ int cmd_replay(int argc, char **argv) {
       nodes[nw++] = v;
     }
     wbytes[wnode[v]] += tr.writes[i].bytes;
-    wmsgs[wnode[v]] += 1;
+    wmsgs[wnode[v]] += tr.writes[i].calls;
   }
   if (nw) {
     gw = malloc((size_t)nw * sizeof *gw);
@@ -170,15 +170,19 @@ int cmd_replay(int argc, char **argv) {
     printf(",\"nodes\":%d,\"trace\":", ferry_topo_compute_nodes(m));
     out_json_string(stdout, o.positional[0]);
     printf(",\"ranks\":%ld,\"ranks_per_node\":%d,\"messages\":%zu,\"writes\":%zu,\"node_pairs\":%zu,"
-           "\"total_bytes\":%.0f,",
-           tr.ranks, ppn, tr.nmsgs, tr.nwrites, nf - (size_t)nw, mt.total_bytes);
+           "\"records\":%zu,\"total_bytes\":%.0f,",
+           tr.ranks, ppn, tr.nmsgs, tr.nwrites, nf - (size_t)nw, tr.nrecords, mt.total_bytes);
     if (o.simulate) printf("\"simulated_time_s\":%.9g,\"simulation_wall_s\":%.3f,", sr.t_sim, sr.wall);
     out_json_results(stdout, &row, 1, o.detail);
     printf("}\n");
   } else {
-    printf("# %s\n# trace %s: %ld ranks, %d per node, %zu messages (%zu node pairs), %zu writes, %.0f bytes\n",
-           ferry_topo_describe(m), o.positional[0], tr.ranks, ppn, tr.nmsgs, nf - (size_t)nw, tr.nwrites,
-           mt.total_bytes);
+    char tb[32];
+    format_bytes(mt.total_bytes, tb, sizeof tb);
+    printf("# %s\n# trace %s: %ld ranks, %d per node, %zu messages (%zu node pairs), %zu writes, %s\n",
+           ferry_topo_describe(m), o.positional[0], tr.ranks, ppn, tr.nmsgs, nf - (size_t)nw, tr.nwrites, tb);
+    if (tr.nrecords)
+      printf("# the writes are %zu FERRY_STATS_JSON record%s totals, spread evenly over the ranks\n", tr.nrecords,
+             tr.nrecords == 1 ? "'s" : "s'");
     out_table(stdout, &row, 1, o.detail);
     if (o.simulate) printf("# simulated on SimGrid: %.6f s (%ld messages, %.2f s wall)\n", sr.t_sim, sr.nmsgs, sr.wall);
     if (o.top_links > 0) out_top_links(stdout, m, &mt, o.top_links);

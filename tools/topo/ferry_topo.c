@@ -14,18 +14,21 @@ static void usage(FILE *o) {
           "          [--aggregators N] [--cb-buffer SIZE] [--gateway-mem SIZE] [--mem-cap N]\n"
           "          [--slack N] [--msg-cost S] [--no-fair-share] [--detail] [--simulate [--split-messages]]\n"
           "                                    one row per assignment / aggregator placement\n"
-          "  replay RUN.json --machine SPEC [--ppn N] [--assign default|route-aware|route-aware-flat|refined]\n"
+          "  replay RUN.json --machine SPEC [--ppn N] [--assign default|route-aware|load-aware|refined|...]\n"
           "          [--json] [--top-links K] [--links-csv FILE] [--simulate [--msg-cost S]]\n"
-          "                                    cost a FERRY_TRACE log on a model\n"
-          "  simulate --machine SPEC [--ppn N] [--bytes-per-rank SIZE] [--msg-cost S] [--coalesce] [--json]\n"
-          "          [--assign ROW,ROW] [--split-messages]\n"
-          "                                    default / route-aware / aggregated I/O run on SimGrid\n"
+          "                                    cost a FERRY_TRACE log or FERRY_STATS_JSON record on a model\n"
+          "  simulate --machine SPEC [--ppn N] [--bytes-per-rank WRITERS] [--xfer SIZE] [--fs] [--msg-cost S]\n"
+          "          [--ion-bw B/s] [--assign ROW,ROW] [--json]\n"
+          "                                    the seed's I/O paths and ferry's, run on SimGrid\n"
+          "  advise --machine SPEC [--map FILE] [--ppn N] --pattern WRITERS [--xfer SIZE] [--fs] [--simulate]\n"
+          "          [--min-gain F] [--json]    which assignment and aggregation to use, and why\n"
           "  plot --machine SPEC [--ppn N] [--bytes-per-rank SIZE] [--out DIR] [--plane X,Y]\n"
           "          [--at COORDS] [--script PATH]\n"
           "                                    link heat map, link-load histogram, gateway loads\n"
           "SPEC: bgq:512 | bgq:4x4x4x4x2[,mesh=D][,order=EDCBA][,default=pset|tile|nearest|map:FILE]\n"
           "      bgq:mira | torus:8x8x8\n"
-          "      dragonfly:theta | dragonfly:edison | fattree:k=16,levels=3 | flat:64\n");
+          "      dragonfly:theta | dragonfly:edison | fattree:k=16,levels=3 | flat:64\n"
+          "WRITERS: SIZE | SIZE:F%%xK[@P%%] (e.g. 1MiB:25%%x4) | trace:RUN.json | record:STATS.json\n");
 }
 
 int main(int argc, char **argv) {
@@ -43,6 +46,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "replay")) return cmd_replay(argc, argv);
   if (!strcmp(c, "plot")) return cmd_plot(argc, argv);
   if (!strcmp(c, "simulate")) return cmd_simulate(argc, argv);
+  if (!strcmp(c, "advise")) return cmd_advise(argc, argv);
   fprintf(stderr, "ferry-topo: unknown command '%s'\n", c);
   usage(stderr);
   return 2;

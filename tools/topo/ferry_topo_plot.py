@@ -30,6 +30,30 @@ except ImportError:
 
 MIB = 1048576.0
 
+# One colour, line style and marker per assignment in every figure.
+STYLE = {
+    "default": dict(color="tab:blue", linestyle="-", marker="o"),
+    "route-aware": dict(color="tab:orange", linestyle="--", marker="s"),
+    "load-aware": dict(color="tab:green", linestyle="-.", marker="^"),
+    "refined": dict(color="tab:purple", linestyle=":", marker="v"),
+}
+
+
+def style(name):
+    return STYLE.get(name, dict(color="0.3", linestyle="-", marker="."))
+
+
+def same_as(data, key):
+    """For each assignment, the earlier one whose `key` data is identical
+    (drawn on top of each other, so the legend says so), else None."""
+    out = []
+    seen = []
+    for a in data["assignments"]:
+        twin = next((b["name"] for b in seen if b[key] == a[key]), None)
+        out.append(twin)
+        seen.append(a)
+    return out
+
 
 def heatmap(data, out):
     plane = data["plane"]
@@ -38,7 +62,7 @@ def heatmap(data, out):
     norm = colors.Normalize(vmin=0, vmax=vmax)
     cmap = plt.get_cmap("inferno_r")
     nx, ny = plane["x_size"], plane["y_size"]
-    fig, axes = plt.subplots(1, len(assigns), figsize=(4.6 * len(assigns) + 1, 4.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(assigns), figsize=(4.2 * len(assigns) + 1, 4.8), squeeze=False)
     for ax, a in zip(axes[0], assigns):
         # links sharing both ends (the two directions of a size-2 ring)
         # carry traffic the same way: add them up
@@ -74,10 +98,11 @@ def heatmap(data, out):
         ax.set_aspect("equal")
         ax.set_xlabel(plane["x_dim"])
         ax.set_ylabel(plane["y_dim"])
-        ax.set_title("%s\nmax link %.0f MiB" % (a["name"], a["max_link_load"] / MIB), fontsize=10)
+        ax.set_title("%s\nbusiest network link %.0f MiB" % (a["name"], a["max_net_link_load"] / MIB),
+                     fontsize=10)
     fig.colorbar(cm.ScalarMappable(norm=norm, cmap=cmap), ax=axes[0].tolist(), label="link load (MiB)")
-    fig.suptitle("%s: links in the %s-%s plane at %s" % (data["machine"], plane["x_dim"], plane["y_dim"],
-                                                         tuple(plane["fixed"])), fontsize=10)
+    fig.suptitle("%s: links in the %s-%s plane at %s (busiest network link of the whole machine in each title)"
+                 % (data["machine"], plane["x_dim"], plane["y_dim"], tuple(plane["fixed"])), fontsize=10)
     fig.savefig(out, dpi=110)
     plt.close(fig)
 
@@ -87,9 +112,17 @@ def histogram(data, out):
     loads = [np.array(a["link_loads"], dtype=float) / MIB for a in data["assignments"]]
     top = max((l.max() for l in loads if l.size), default=1.0)
     bins = np.linspace(0, top, 40)
-    for a, l in zip(data["assignments"], loads):
-        ax.hist(l, bins=bins, histtype="step", linewidth=1.6,
-                label="%s (%d links used, max %.0f MiB)" % (a["name"], l.size, l.max() if l.size else 0))
+    twins = same_as(data, "link_loads")
+    n = len(loads)
+    for k, (a, l, twin) in enumerate(zip(data["assignments"], loads, twins)):
+        st = style(a["name"])
+        label = "%s (%d links used, busiest network link %.0f MiB)" % (
+            a["name"], l.size, a["max_net_link_load"] / MIB)
+        if twin:
+            label += ", same as %s" % twin
+        # later lines thinner, so one drawn over an identical one leaves it visible
+        ax.hist(l, bins=bins, histtype="step", linewidth=1.2 + 1.6 * (n - k) / n, color=st["color"],
+                linestyle=st["linestyle"], label=label)
     ax.set_yscale("log")
     ax.set_xlabel("bytes on a network link (MiB)")
     ax.set_ylabel("links")
@@ -103,10 +136,17 @@ def histogram(data, out):
 
 def gateways(data, out):
     fig, ax = plt.subplots(figsize=(8, 4.2))
-    for a in data["assignments"]:
+    twins = same_as(data, "gateway_bytes")
+    n = len(data["assignments"])
+    for k, (a, twin) in enumerate(zip(data["assignments"], twins)):
         g = np.array(a["gateway_bytes"], dtype=float) / MIB
-        ax.plot(np.arange(g.size), g, marker="o", markersize=3, linewidth=1,
-                label="%s (max %.0f MiB)" % (a["name"], g.max() if g.size else 0))
+        st = style(a["name"])
+        label = "%s (max %.0f MiB)" % (a["name"], g.max() if g.size else 0)
+        if twin:
+            label += ", same as %s" % twin
+        ax.plot(np.arange(g.size), g, color=st["color"], linestyle=st["linestyle"], marker=st["marker"],
+                markersize=2 + 3 * (n - k) / n, markerfacecolor="none", linewidth=0.8 + 1.6 * (n - k) / n,
+                label=label)
     ax.set_xlabel("gateway")
     ax.set_ylabel("bytes through the gateway (MiB)")
     ax.set_ylim(bottom=0)

@@ -1,7 +1,17 @@
 /* Output formats. The table's columns are the issue's, in its order. */
 #include "output.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+
+void format_bytes(double b, char *buf, size_t len) {
+  static const char *suf[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int k = 0;
+  double v = b;
+  while (k < 5 && (v >= 1024 || v <= -1024)) v /= 1024, k++;
+  if (k == 0) snprintf(buf, len, "%.0f B", b);
+  else snprintf(buf, len, "%.*f %s", v >= 100 || v <= -100 ? 0 : v >= 10 || v <= -10 ? 1 : 2, v, suf[k]);
+}
 
 static int simulated(const scen_row *rows, int n) {
   for (int i = 0; i < n; i++)
@@ -9,9 +19,23 @@ static int simulated(const scen_row *rows, int n) {
   return 0;
 }
 
+/* A row's byte columns in readable units (hop-bytes, bytes x hops, in the
+ * units of bytes). */
+typedef struct {
+  char link[32], hops[32], gw[32];
+} row_units;
+
+static row_units units_of(const scen_row *r) {
+  row_units u;
+  format_bytes(r->max_link_load, u.link, sizeof u.link);
+  format_bytes(r->hop_bytes, u.hops, sizeof u.hops);
+  format_bytes(r->max_gw_bytes, u.gw, sizeof u.gw);
+  return u;
+}
+
 void out_table(FILE *o, const scen_row *rows, int n, int detail) {
   int sim = simulated(rows, n);
-  fprintf(o, "%-24s %9s %9s %15s %17s %17s %18s %16s", "assignment", "avg_hops", "max_hops", "max_link_load",
+  fprintf(o, "%-24s %9s %9s %13s %14s %17s %17s %16s", "assignment", "avg_hops", "max_hops", "max_link_load",
           "hop_bytes", "max_gateway_msgs", "max_gateway_bytes", "modelled_time_s");
   if (sim) fprintf(o, " %16s", "simulated_time_s");
   if (detail)
@@ -20,8 +44,9 @@ void out_table(FILE *o, const scen_row *rows, int n, int detail) {
   fputc('\n', o);
   for (int i = 0; i < n; i++) {
     const scen_row *r = &rows[i];
-    fprintf(o, "%-24s %9.3f %9d %15.0f %17.0f %17.0f %18.0f %16.6f", r->name, r->avg_hops, r->max_hops,
-            r->max_link_load, r->hop_bytes, r->max_gw_msgs, r->max_gw_bytes, r->t_model);
+    row_units u = units_of(r);
+    fprintf(o, "%-24s %9.3f %9d %13s %14s %17.0f %17s %16.6f", r->name, r->avg_hops, r->max_hops, u.link, u.hops,
+            r->max_gw_msgs, u.gw, r->t_model);
     if (sim) fprintf(o, " %16.6f", r->t_sim);
     if (detail)
       fprintf(o, " %16.6f %14.6f %13.0f %8d %9.3f  %s", r->t_fair, r->t_links, r->transit_msgs, r->moved, r->secs,
@@ -38,8 +63,9 @@ void out_markdown(FILE *o, const scen_row *rows, int n, int detail) {
   fprintf(o, "|---|---:|---:|---:|---:|---:|---:|---:|%s%s\n", sim ? "---:|" : "", detail ? "---:|---:|---:|" : "");
   for (int i = 0; i < n; i++) {
     const scen_row *r = &rows[i];
-    fprintf(o, "| %s | %.3f | %d | %.0f | %.4g | %.0f | %.0f | %.4f |", r->name, r->avg_hops, r->max_hops,
-            r->max_link_load, r->hop_bytes, r->max_gw_msgs, r->max_gw_bytes, r->t_model);
+    row_units u = units_of(r);
+    fprintf(o, "| %s | %.3f | %d | %s | %s | %.0f | %s | %.4f |", r->name, r->avg_hops, r->max_hops, u.link, u.hops,
+            r->max_gw_msgs, u.gw, r->t_model);
     if (sim) fprintf(o, " %.4f |", r->t_sim);
     if (detail) fprintf(o, " %.4f | %.0f | %d |", r->t_fair, r->transit_msgs, r->moved);
     fputc('\n', o);
@@ -95,12 +121,12 @@ void out_top_links(FILE *o, const ferry_topo_machine *m, const ferry_topo_metric
     }
   }
 #undef UTIL
-  fprintf(o, "%-36s %15s %12s\n", "link", "bytes", "seconds");
+  fprintf(o, "%-36s %12s %12s\n", "link", "bytes", "seconds");
   for (int i = 0; i < nt; i++) {
-    char name[96];
+    char name[96], b[32];
     ferry_topo_link_name(m, top[i], name, sizeof name);
-    fprintf(o, "%-36s %15.0f %12.6g\n", name, mt->link_bytes[top[i]],
-            mt->link_bytes[top[i]] / ferry_topo_link_bandwidth(m, top[i]));
+    format_bytes(mt->link_bytes[top[i]], b, sizeof b);
+    fprintf(o, "%-36s %12s %12.6g\n", name, b, mt->link_bytes[top[i]] / ferry_topo_link_bandwidth(m, top[i]));
   }
   free(top);
 }

@@ -57,14 +57,92 @@ typedef struct {
   int split;
 } sim_spec;
 
+/* ---- I/O paths: shipped writes, one at a time per node ----------------
+ *
+ * BG/Q ships a compute node's writes to its I/O node one at a time: one
+ * daemon per node, the node kernel holding one lock across request, RDMA
+ * pulls of at most `pull` bytes and reply. A shipper is such a node: it
+ * writes its batches in order (its own data first, then data other nodes
+ * sent it by MPI, as it arrives), each write crossing the route to its
+ * gateway, the gateway's exit link and the group's link (when group_bw),
+ * then costing msg_cost of its group's one server. Transfers are MPI sends
+ * (all at once at the start) whose arrival hands their batches to the
+ * receiving shipper. */
+typedef struct {
+  int ship;            /* the shipper that writes it */
+  double bytes;        /* of each write */
+  int count;           /* writes */
+  int xfer;            /* -1: ready at the start; else the transfer bringing it */
+} sim_batch;
+
+typedef struct {
+  int src, dst;        /* nodes */
+  double bytes;        /* all its messages */
+  int msgs;            /* messages: its share of the links */
+} sim_xfer;
+
+typedef struct {
+  int node, gw;        /* a shipper: its node and the gateway it writes through */
+} sim_shipper;
+
+typedef struct {
+  int nship;
+  const sim_shipper *ship;
+  int nbatch;
+  const sim_batch *batch; /* each shipper's own batches in the order given */
+  int nxfer;
+  const sim_xfer *xfer;
+  double pull;         /* bytes per RDMA pull (BG/Q sysiod: 1 MiB) */
+  double msg_cost;     /* seconds per request at its group's server; 0 => none */
+  double group_bw;     /* bytes/s a gateway group passes on; 0 => unlimited */
+  double hop_latency;  /* <= 0 => the machine's */
+  const char *label;   /* progress lines name it */
+  double wall_before;  /* seconds the command ran before this plan: progress counts from its start */
+} sim_plan;
+
+/* Runs a plan on SimGrid in a child process. Progress goes to stderr every
+ * 10 s once the command (wall_before plus this run) passes 10 s of wall time. */
+int sim_paths_run(const ferry_topo_machine *m, const sim_plan *p, sim_result *out, char *err, size_t errlen);
+
+/* ---- between sim_paths.c and sim_engine.cpp ---- */
+typedef struct {
+  int nship;
+  const size_t *ship_off;      /* nship + 1 into ship_route */
+  const int *ship_route;       /* dense links */
+  const int *ship_sink;        /* group server index */
+  const double *ship_lat;      /* one-way latency of the shipper's route */
+  int nbatch;
+  const sim_batch *batch;
+  int nxfer;
+  const size_t *xfer_off;
+  const int *xfer_route;
+  const double *xfer_bytes;
+  const int *xfer_msgs;
+  const double *xfer_lat;
+  int nsinks;
+  int nlinks;
+  const double *link_bw;
+  double pull;
+  double msg_cost;
+  long nwrites;                /* for progress */
+  const char *label;
+  double wall_before;
+} sim_path_spec;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 /* Builds the platform and runs it; returns 0 and the simulated time. Call
  * at most once per process. */
 int sim_engine_run(const sim_spec *s, double *t_sim);
+int sim_engine_paths(const sim_path_spec *s, double *t_sim);
 #ifdef __cplusplus
 }
 #endif
+
+/* Runs fn(arg, &t) in a child process (SimGrid allows one engine per
+ * process) and returns its time; wall gets the elapsed seconds. */
+int sim_in_child(int (*fn)(const void *arg, double *t), const void *arg, double *t, double *wall, char *err,
+                 size_t errlen);
 
 #endif

@@ -108,6 +108,48 @@ static int build_spec(const ferry_topo_machine *m, const ferry_topo_flow *fl, si
   return 0;
 }
 
+int sim_in_child(int (*fn)(const void *arg, double *t), const void *arg, double *t_out, double *wall, char *err,
+                 size_t errlen) {
+  int fd[2];
+  if (pipe(fd)) {
+    snprintf(err, errlen, "pipe: %s", strerror(errno));
+    return -errno;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  double t0 = wall_now();
+  pid_t pid = fork();
+  if (pid < 0) {
+    snprintf(err, errlen, "fork: %s", strerror(errno));
+    close(fd[0]), close(fd[1]);
+    return -EAGAIN;
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    double t = -1;
+    int crc = fn(arg, &t);
+    ssize_t w = write(fd[1], &t, sizeof t);
+    _exit(crc == 0 && w == (ssize_t)sizeof t ? 0 : 1);
+  }
+  close(fd[1]);
+  double t = -1;
+  ssize_t r = read(fd[0], &t, sizeof t);
+  close(fd[0]);
+  int st;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  *wall = wall_now() - t0;
+  if (r != (ssize_t)sizeof t || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || !(t >= 0)) {
+    snprintf(err, errlen, "the SimGrid run failed (%s %d)", WIFSIGNALED(st) ? "signal" : "status",
+             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+    return -EIO;
+  }
+  *t_out = t;
+  return 0;
+}
+
+static int run_flows(const void *arg, double *t) { return sim_engine_run(arg, t); }
+
 int sim_run(const ferry_topo_machine *m, const ferry_topo_flow *flows, size_t nflows, const sim_params *p,
             sim_result *out, char *err, size_t errlen) {
   sim_spec sp;
@@ -122,43 +164,7 @@ int sim_run(const ferry_topo_machine *m, const ferry_topo_flow *flows, size_t nf
   out->nflows = (long)nflows;
   for (size_t f = 0; f < nflows; f++) out->nmsgs += sp.split ? sp.msgs[f] : 1;
   out->nlinks = sp.nlinks;
-  int fd[2];
-  if (pipe(fd)) {
-    snprintf(err, errlen, "pipe: %s", strerror(errno));
-    spec_free(&mem);
-    return -errno;
-  }
-  fflush(stdout);
-  fflush(stderr);
-  double t0 = wall_now();
-  pid_t pid = fork();
-  if (pid < 0) {
-    snprintf(err, errlen, "fork: %s", strerror(errno));
-    close(fd[0]), close(fd[1]);
-    spec_free(&mem);
-    return -EAGAIN;
-  }
-  if (pid == 0) {
-    close(fd[0]);
-    double t = -1;
-    int crc = sim_engine_run(&sp, &t);
-    ssize_t w = write(fd[1], &t, sizeof t);
-    _exit(crc == 0 && w == (ssize_t)sizeof t ? 0 : 1);
-  }
-  close(fd[1]);
-  double t = -1;
-  ssize_t r = read(fd[0], &t, sizeof t);
-  close(fd[0]);
-  int st;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  out->wall = wall_now() - t0;
+  rc = sim_in_child(run_flows, &sp, &out->t_sim, &out->wall, err, errlen);
   spec_free(&mem);
-  if (r != (ssize_t)sizeof t || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || !(t >= 0)) {
-    snprintf(err, errlen, "the SimGrid run failed (%s %d)", WIFSIGNALED(st) ? "signal" : "status",
-             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-    return -EIO;
-  }
-  out->t_sim = t;
-  return 0;
+  return rc;
 }

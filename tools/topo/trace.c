@@ -14,6 +14,7 @@
 void trace_free(trace_t *t) {
   free(t->msgs);
   free(t->writes);
+  free(t->records);
   free(t->node_of);
   memset(t, 0, sizeof *t);
 }
@@ -55,19 +56,19 @@ static int grow(void **p, size_t *cap, size_t n, size_t elem, size_t first) {
 
 static int read_array(const json_t *arr, trace_t *tr, int writes, int line, char *err, size_t errlen) {
   static const char *const mk[] = {"src", "dst", "bytes"};
-  static const char *const wk[] = {"rank", "bytes"};
+  static const char *const wk[] = {"rank", "bytes", "calls"};
   if (!json_is_array(arr)) return fail(line, err, errlen, writes ? "\"writes\" must be an array" : "\"messages\" must be an array");
   size_t i;
   json_t *rec;
   json_array_foreach(arr, i, rec) {
     double v[3];
-    if (read_record(rec, writes ? wk : mk, writes ? 2 : 3, v))
+    if (read_record(rec, writes ? wk : mk, 3, v))
       return fail(line, err, errlen, "records are objects whose fields are integers >= 0");
     if (writes) {
       if (isnan(v[0]) || isnan(v[1])) return fail(line, err, errlen, "a write needs rank and bytes");
       if (grow((void **)&tr->writes, &tr->capwrites, tr->nwrites, sizeof *tr->writes, 256))
         return fail(line, err, errlen, "out of memory");
-      tr->writes[tr->nwrites++] = (trace_write){(long)v[0], v[1]};
+      tr->writes[tr->nwrites++] = (trace_write){(long)v[0], v[1], isnan(v[2]) ? 1 : v[2]};
       if ((long)v[0] > tr->maxrank) tr->maxrank = (long)v[0];
     } else {
       if (isnan(v[0]) || isnan(v[1]) || isnan(v[2])) return fail(line, err, errlen, "a message needs src, dst and bytes");
@@ -102,9 +103,27 @@ static int note_node(trace_t *tr, double rank, double node, int line, char *err,
   return 0;
 }
 
+/* A FERRY_STATS_JSON record (it has "counters"): its totals. */
+static int read_stats(const json_t *obj, trace_t *tr, int line, char *err, size_t errlen) {
+  static const char *const ck[] = {"bytes_written", "ind_writes", "coll_writes"};
+  double c[3], ranks, nodes = 0;
+  if (read_record(json_object_get(obj, "counters"), ck, 3, c) || isnan(c[0]))
+    return fail(line, err, errlen, "a record's counters need bytes_written (integers >= 0)");
+  json_t *x = json_object_get(obj, "ranks");
+  if (!x || !want_int(x, 1, 9e15, &ranks)) return fail(line, err, errlen, "a record needs ranks >= 1");
+  if ((x = json_object_get(obj, "nodes")) && !want_int(x, 1, 9e15, &nodes))
+    return fail(line, err, errlen, "a record's nodes must be an integer >= 1");
+  if (grow((void **)&tr->records, &tr->caprecords, tr->nrecords, sizeof *tr->records, 16))
+    return fail(line, err, errlen, "out of memory");
+  double calls = (isnan(c[1]) ? 0 : c[1]) + (isnan(c[2]) ? 0 : c[2]);
+  tr->records[tr->nrecords++] = (trace_record){(long)ranks, (long)nodes, c[0], calls};
+  return 0;
+}
+
 static int read_object(const json_t *obj, trace_t *tr, int line, char *err, size_t errlen) {
   if (!json_is_object(obj)) return fail(line, err, errlen, "expected a trace object");
   tr->nobjects++;
+  if (json_object_get(obj, "counters")) return read_stats(obj, tr, line, err, errlen);
   double orank = NAN, onode = NAN, v;
   json_t *x;
   if ((x = json_object_get(obj, "messages")) && read_array(x, tr, 0, line, err, errlen)) return -1;
@@ -170,6 +189,37 @@ int trace_read(const char *text, size_t len, trace_t *tr, char *err, size_t errl
     return -1;
   }
   tr->ranks = tr->declared ? tr->declared : tr->maxrank + 1;
+  return 0;
+}
+
+int trace_records_as_writes(trace_t *tr, char *err, size_t errlen) {
+  if (tr->nwrites || !tr->nrecords) return 0;
+  long ranks = 0, nodes = -1;
+  for (size_t i = 0; i < tr->nrecords; i++) {
+    const trace_record *r = &tr->records[i];
+    if (r->ranks > ranks) ranks = r->ranks;
+    long rn = r->nodes > 0 && r->ranks % r->nodes == 0 ? r->nodes : 0;
+    nodes = nodes < 0 || nodes == rn ? rn : 0;
+  }
+  if (ranks > 100000000L) {
+    snprintf(err, errlen, "trace: a record of %ld ranks is more than this reader spreads", ranks);
+    return -1;
+  }
+  for (size_t i = 0; i < tr->nrecords; i++) {
+    const trace_record *r = &tr->records[i];
+    if (r->bytes <= 0) continue;
+    double calls = r->calls / r->ranks;
+    for (long k = 0; k < r->ranks; k++) {
+      if (grow((void **)&tr->writes, &tr->capwrites, tr->nwrites, sizeof *tr->writes, 256)) {
+        snprintf(err, errlen, "trace: out of memory");
+        return -1;
+      }
+      tr->writes[tr->nwrites++] = (trace_write){k, r->bytes / r->ranks, calls > 1 ? calls : 1};
+    }
+  }
+  if (ranks > tr->ranks) tr->ranks = ranks;
+  if (ranks - 1 > tr->maxrank) tr->maxrank = ranks - 1;
+  if (!tr->ranks_per_node && nodes > 0) tr->ranks_per_node = (int)(ranks / nodes);
   return 0;
 }
 
