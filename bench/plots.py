@@ -2,21 +2,49 @@
 configuration with min-max bars, the phase breakdown (ferry-bench's phases
 for every configuration, ferry's own timers for ferry's strategies), and
 bandwidth against transfer size for ior. One set of PNGs per build and file
-system; make_all returns their paths."""
+system; make_all returns their paths.
+
+Every configuration has one colour in every plot (ferry-independent is the
+same green wherever it appears), every phase one colour; legends sit outside
+the axes; stacked bars get head room; titles say how many rounds the medians
+are of; log axes label 1-2-5 steps in plain numbers."""
 import os
+import zlib
 
 import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator  # noqa: E402
 
 PHASES = ["open", "write", "read", "close"]
 FERRY_TIMERS = ["open", "meta", "exchange", "write", "read", "sync", "close", "wait"]
 
+# one colour per configuration, whatever the order or subset in a plot
+CONFIG_COLORS = {
+    "fpp-posix": "#7f7f7f",          # grey: the limit
+    "ompio": "#1f77b4",              # blues: the MPI libraries' own MPI-IO
+    "romio321": "#17becf",
+    "romio": "#6baed6",
+    "ferry-independent": "#2ca02c",  # ferry's strategies
+    "ferry-twophase": "#d62728",
+    "ferry-local": "#ff7f0e",
+    "ferry-auto": "#9467bd",
+}
+SPARE = ["#8c564b", "#e377c2", "#bcbd22", "#393b79", "#637939", "#843c39"]
+# and one marker, so lines that coincide stay told apart
+CONFIG_MARKERS = {"fpp-posix": "s", "ompio": "^", "romio321": "v", "romio": "^", "ferry-independent": "o",
+                  "ferry-twophase": "D", "ferry-local": "P", "ferry-auto": "X"}
+PART_COLORS = {
+    "open": "#4c72b0", "meta": "#8172b2", "exchange": "#ccb974", "write": "#dd8452", "read": "#55a868",
+    "sync": "#937860", "close": "#c44e52", "wait": "#8c8c8c",
+}
 
-def _colors(configs):
-    cmap = plt.get_cmap("tab10")
-    return {c: cmap(i % 10) for i, c in enumerate(configs)}
+
+def color_of(config):
+    """The configuration's colour; one outside the table keeps a colour
+    chosen by its name, not by where it comes in a plot."""
+    return CONFIG_COLORS.get(config, SPARE[zlib.crc32(config.encode()) % len(SPARE)])
 
 
 def _groups(rows, exp_order):
@@ -28,19 +56,48 @@ def _groups(rows, exp_order):
     return out
 
 
+def _rounds(rs):
+    ns = sorted({r.get("n", 0) for r in rs})
+    if not ns:
+        return "?"
+    return f"{ns[0]}" if ns[0] == ns[-1] else f"{ns[0]}-{ns[-1]}"
+
+
 def _title(rs):
-    return f"{rs[0]['build']}, {rs[0]['ranks']} ranks, {rs[0]['fs']}"
+    return f"{rs[0]['build']}, {rs[0]['ranks']} ranks, {rs[0]['fs']}, medians of {_rounds(rs)} rounds"
 
 
 def _fsname(fs):
     return fs.strip("/").replace("/", "_") or "root"
 
 
+def _plain(v, _pos=None):
+    """Tick labels as numbers people read: 200, 1000, 20000, 0.5."""
+    if v >= 1:
+        return f"{v:,.0f}".replace(",", " ")
+    return f"{v:g}"
+
+
+def log_axis(axis):
+    """A log axis labelled at 1, 2 and 5 of every decade (a single decade
+    otherwise shows one label or none)."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(_plain))
+    axis.set_minor_locator(LogLocator(base=10, subs=(3.0, 4.0, 6.0, 7.0, 8.0, 9.0)))
+    axis.set_minor_formatter(FuncFormatter(lambda v, p: ""))
+
+
+def _legend_right(fig, handles, labels, title=None):
+    """One legend for the figure, right of the axes, never over a bar."""
+    fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8, title=title,
+               title_fontsize=8, frameon=False)
+
+
 def bandwidth(rs, exps, configs, path):
-    col = _colors(configs)
     fig, axes = plt.subplots(2, 1, figsize=(max(8, 1.4 * len(exps) + 3), 8), sharex=True)
     width = 0.8 / max(1, len(configs))
     for ax, op in zip(axes, ("write", "read")):
+        top = 0.0
         for j, cfg in enumerate(configs):
             xs, ys, lo, hi = [], [], [], []
             for i, e in enumerate(exps):
@@ -51,17 +108,22 @@ def bandwidth(rs, exps, configs, path):
                     ys.append(m["median"])
                     lo.append(m["median"] - m["min"])
                     hi.append(m["max"] - m["median"])
+                    top = max(top, m["max"])
             if xs:
-                ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=cfg, color=col[cfg])
+                ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=cfg, color=color_of(cfg))
         ax.set_yscale("log")
+        log_axis(ax.yaxis)
+        if top > 0:
+            ax.set_ylim(top=top * 1.6)  # the longest error bar inside, with room
         ax.set_ylabel(f"{op} MiB/s (median, min-max)")
-        ax.grid(axis="y", which="both", alpha=0.3)
+        ax.grid(axis="y", which="major", alpha=0.3)
     axes[1].set_xticks(range(len(exps)))
     axes[1].set_xticklabels(exps, rotation=20)
-    axes[0].legend(ncol=4, fontsize=8)
+    h, lab = axes[0].get_legend_handles_labels()
+    _legend_right(fig, h, lab, "configuration")
     axes[0].set_title(f"bandwidth per pattern and configuration: {_title(rs)}")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
@@ -70,28 +132,37 @@ def _stacked(rs, exps, configs, path, get, parts, title):
     cols = min(3, n)
     rows_ = (n + cols - 1) // cols
     fig, axes = plt.subplots(rows_, cols, figsize=(5 * cols, 3.6 * rows_), squeeze=False)
-    cmap = plt.get_cmap("tab10")
+    handles = {}
     for k, e in enumerate(exps):
         ax = axes[k // cols][k % cols]
         present = [c for c in configs if any(r["exp"] == e and r["config"] == c for r in rs)]
         bottom = [0.0] * len(present)
-        for p_i, part in enumerate(parts):
+        for part in parts:
             vals = []
             for c in present:
                 r = next(r for r in rs if r["exp"] == e and r["config"] == c)
                 vals.append(get(r).get(part, 0.0))
-            ax.bar(range(len(present)), vals, bottom=bottom, label=part, color=cmap(p_i % 10))
+            bars = ax.bar(range(len(present)), vals, bottom=bottom, label=part,
+                          color=PART_COLORS.get(part, "#cccccc"))
+            handles.setdefault(part, bars)
             bottom = [b + v for b, v in zip(bottom, vals)]
+        # autoscaling follows the last layer drawn, not the stack: the whole
+        # stack must fit, with room above it
+        if bottom and max(bottom) > 0:
+            ax.set_ylim(0, max(bottom) * 1.08)
         ax.set_title(e, fontsize=10)
         ax.set_xticks(range(len(present)))
         ax.set_xticklabels(present, rotation=35, ha="right", fontsize=7)
+        for t, c in zip(ax.get_xticklabels(), present):
+            t.set_color(color_of(c) if c in CONFIG_COLORS else "black")
         ax.set_ylabel("seconds (median)", fontsize=8)
     for k in range(n, rows_ * cols):
         axes[k // cols][k % cols].axis("off")
-    axes[0][0].legend(fontsize=7)
+    order = [p for p in parts if p in handles]
+    _legend_right(fig, [handles[p] for p in order], order, "phase")
     fig.suptitle(f"{title}: {_title(rs)}")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
@@ -99,7 +170,6 @@ def ior_xfer(rs, configs, path):
     ior = sorted({r["xfer"] for r in rs if r["exp"].startswith("ior-") and r.get("xfer")})
     if not ior:
         return False
-    col = _colors(configs)
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     for ax, op in zip(axes, ("write", "read")):
         for cfg in configs:
@@ -109,18 +179,22 @@ def ior_xfer(rs, configs, path):
                 xs = [p[0] for p in pts]
                 ys = [p[1]["median"] for p in pts]
                 err = [[p[1]["median"] - p[1]["min"] for p in pts], [p[1]["max"] - p[1]["median"] for p in pts]]
-                ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=cfg, color=col[cfg])
+                ax.errorbar(xs, ys, yerr=err, marker=CONFIG_MARKERS.get(cfg, "o"), markersize=7, capsize=3,
+                            label=cfg, color=color_of(cfg), alpha=0.85, markerfacecolor="none", markeredgewidth=1.5)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
+        log_axis(ax.yaxis)
+        ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xticks(ior)
         ax.set_xticklabels([f"{x // 1024} KiB" if x < 1 << 20 else f"{x >> 20} MiB" for x in ior])
         ax.set_xlabel("transfer size (segmented N:1, collective)")
-        ax.set_ylabel(f"{op} MiB/s")
+        ax.set_ylabel(f"{op} MiB/s (median, min-max)")
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
+    h, lab = axes[0].get_legend_handles_labels()
+    _legend_right(fig, h, lab, "configuration")
     fig.suptitle(f"ior: bandwidth against transfer size: {_title(rs)}")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return True
 

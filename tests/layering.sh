@@ -6,8 +6,10 @@
 #       strategy           (how bytes move)
 #       datatype, driver   (memory layouts; what a file system does)
 #       topology           (machine models; knows nothing of files)
+#       util               (sizes and names, shared with the tools)
 #     A folder includes itself and folders below it, never one beside it;
-#     datatype, driver and topology include nothing but themselves.
+#     datatype, driver and topology include nothing but themselves and
+#     util; util includes nothing.
 #     One exception, by design: strategy includes core, whose file object it
 #     acts on and whose table of entry points (core/strategies.h) it fills;
 #     the core reaches strategies only through that table, never by name.
@@ -22,13 +24,14 @@
 set -u
 
 declare -A below=(
-  [binding]="core strategy datatype driver topology"
-  [decouple]="core strategy datatype driver topology"
-  [core]="datatype driver topology"
-  [strategy]="core datatype driver topology"
-  [datatype]=""
-  [driver]=""
-  [topology]=""
+  [binding]="core strategy datatype driver topology util"
+  [decouple]="core strategy datatype driver topology util"
+  [core]="datatype driver topology util"
+  [strategy]="core datatype driver topology util"
+  [datatype]="util"
+  [driver]="util"
+  [topology]="util"
+  [util]=""
 )
 
 check_tree() { # SRC_DIR [OBJ_ROOT] -> prints violations, returns 1 if any

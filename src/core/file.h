@@ -39,6 +39,8 @@ typedef struct ferry_split {
 typedef struct ferry_file {
     uint32_t magic;
     MPI_Comm comm;            /* private duplicate: ferry's traffic never meets the program's */
+    struct ferry_dups *dups;  /* ... cached per program communicator (dups.h) */
+    int dup_idx;              /* ... in this entry, or -1: the file's own, freed at close */
     int rank, size;
     char *filename;           /* as the program gave it */
     char *path;               /* driver prefix stripped */
@@ -56,7 +58,9 @@ typedef struct ferry_file {
     int shfp_windowless;      /* no window across these ranks: ... */
     struct ferry_shfp_file *shfp_file; /* ... the pointer is in a locked hidden file, or nowhere (NULL) */
     int64_t shfp_self;        /* ... or here, when the file is opened by one rank */
+    int64_t shfp_base;        /* the slot holds the pointer minus this (its value at open) */
     int shfp_touched;         /* this rank used the shared pointer since the last reset */
+    int shfp_dirty;           /* this rank may have left the slot other than 0 */
     int atomic;
     /* a handle among several of one process on this file (a decoupled data
      * server's sessions): sizes racing clients left are not its to set */
@@ -102,6 +106,10 @@ MPI_File ferry_handles_f2c(MPI_Fint i);
 int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err, int quiet,
                     ferry_file **out);
 int ferry_file_close(ferry_file *f);
+/* A check a layer above puts in front of every open (decoupled I/O: the
+ * program must have set its data processes aside before it opens files):
+ * MPI_SUCCESS, or an error code that fails the open on every rank. */
+void ferry_open_check_set(int (*check)(void));
 int ferry_file_delete(const char *filename, MPI_Info info);
 
 /* Views (view.c). */
@@ -115,20 +123,22 @@ int ferry_view_set(ferry_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datat
 int64_t ferry_view_byte_offset(const ferry_file *f, int64_t off);
 
 /* Shared file pointer (shared_fp.c); values in etype units. */
-/* This rank's pooled shared-pointer slots for f's group (a bit mask), or
+/* This rank's pooled shared-pointer slots for comm's group (a bit mask), or
  * FERRY_SHFP_NO_POOL; the open agrees on it and passes the agreed value to
  * create (any negative other than NO_POOL: the ranks disagree). */
 #define FERRY_SHFP_NO_POOL (-1)
 #define FERRY_SHFP_NO_WINDOWS (-3) /* the group has been found to get no windows */
-int64_t ferry_shfp_pool_state(ferry_file *f);
+int64_t ferry_shfp_pool_state(MPI_Comm comm);
+/* Collective only where a window is made (the first open of a group, or
+ * ranks that disagree); the result is agreed then. */
 int ferry_shfp_create(ferry_file *f, int64_t initial, int64_t agreed);
 /* Collective, once the file system is known (f->fs): where no window could
  * be made, the pointer goes to a locked hidden file if the file system's
  * locks hold across nodes. Never fails the open: shared-pointer calls say
  * so if there is no pointer. */
 int ferry_shfp_settle(ferry_file *f);
-/* Each rank lets go of the pointer ... */
-void ferry_shfp_free(ferry_file *f);
+/* Collective close; moved: some rank's shfp_dirty (agreed). */
+void ferry_shfp_free(ferry_file *f, int moved);
 /* ... and once every rank has agreed on the close, rank 0 removes what is
  * left of it (the hidden file). */
 void ferry_shfp_closed(ferry_file *f);

@@ -14,6 +14,7 @@
 
 #include "core/hints_internal.h"
 #include "core/version.h"
+#include "util/size.h"
 
 #define NWARN ((int)(sizeof(((ferry_hint_warnings *)0)->msg) / sizeof(((ferry_hint_warnings *)0)->msg[0])))
 
@@ -92,16 +93,16 @@ int ferry_hint_apply_one(ferry_hints *h, const char *key, const char *value, fer
         return 0;
     char v[FERRY_HINT_STR], why[96];
     if (!value) {
-        ferry_hint_warn(w, "ferry: %s: hint %s has no value, ignored", ctx, d->name);
+        ferry_hint_warn(w, "%s: hint %s has no value, ignored", ctx, d->name);
         return -1;
     }
     if (trimmed(value, v)) {
-        ferry_hint_warn(w, "ferry: %s: hint %s=\"%.32s...\" ignored: value longer than %d characters",
+        ferry_hint_warn(w, "%s: hint %s=\"%.32s...\" ignored: value longer than %d characters",
                         ctx, d->name, value, FERRY_HINT_STR - 1);
         return -1;
     }
     if (ferry_hint_parse(h, d, v, why, sizeof why)) {
-        ferry_hint_warn(w, "ferry: %s: hint %s=\"%.64s\" ignored: %s", ctx, d->name, v, why);
+        ferry_hint_warn(w, "%s: hint %s=\"%.64s\" ignored: %s", ctx, d->name, v, why);
         return -1;
     }
     if (d->field >= 0 && d->field < FERRY_HINT_NFIELDS)
@@ -147,7 +148,7 @@ void ferry_hints_apply_info(ferry_hints *h, MPI_Info info, ferry_hint_warnings *
         if (MPI_Info_get_valuelen(info, d->name, &vlen, &flag) != MPI_SUCCESS || !flag)
             continue;
         if (vlen < 0 || vlen >= FERRY_HINT_STR) {
-            ferry_hint_warn(w, "ferry: MPI_Info: hint %s ignored: value longer than %d characters",
+            ferry_hint_warn(w, "MPI_Info: hint %s ignored: value longer than %d characters",
                             d->name, FERRY_HINT_STR - 1);
             continue;
         }
@@ -221,7 +222,7 @@ void ferry_hints_display(const ferry_hints *h, const char *filename, FILE *out)
         if (d->kind == HK_SIZE) {
             char hs[32];
             int64_t x = strtoll(v, NULL, 10);
-            ferry_hint_human_size(x, hs, sizeof hs);
+            ferry_size_human((double)x, hs, sizeof hs);
             if (x >= 1024)
                 snprintf(shown, sizeof shown, "%s (%s)", v, hs);
             else
@@ -281,6 +282,8 @@ static uint64_t field_hash(const ferry_hints *h, const hint_def *d)
     return fnv(x, v, strlen(v));
 }
 
+/* Over the stored values, not their text: an open computes it every time,
+ * and formatting every hint cost more than the rest of the open's own work. */
 uint64_t ferry_hints_digest(const ferry_hints *h)
 {
     uint64_t x = FNV_INIT;
@@ -288,11 +291,10 @@ uint64_t ferry_hints_digest(const ferry_hints *h)
         const hint_def *d = &ferry_hint_table[i];
         if (d->alias || !d->must_agree)
             continue;
-        char v[FERRY_HINT_STR];
-        ferry_hint_format(h, d, v, sizeof v);
+        const void *v;
+        size_t n = ferry_hint_raw(h, d, &v);
         x = fnv(x, d->name, strlen(d->name));
-        x = fnv(x, "=", 1);
-        x = fnv(x, v, strlen(v));
+        x = fnv(x, v, n);
         x = fnv(x, ";", 1);
     }
     return x;
@@ -407,7 +409,7 @@ int ferry_hints_agree(ferry_hints *h, MPI_Comm comm, ferry_hint_warnings *w)
     for (int i = 0; i < n; i++) {
         if (r[2 * i] == ~r[2 * i + 1])
             continue; /* max == min */
-        ferry_hint_warn(w, "ferry: hint %s differs between ranks; all ranks use the default",
+        ferry_hint_warn(w, "hint %s differs between ranks; all ranks use the default",
                         defs[i]->name);
         ferry_hint_reset(h, defs[i]);
         h->source[defs[i]->field] = FERRY_HINT_SRC_DEFAULT;

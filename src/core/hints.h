@@ -145,11 +145,14 @@ ferry_coll_strategy ferry_hints_coll_of_tri(ferry_tri t);
 /* ferry_hints_set with an explicit source, recorded in h->source. */
 int ferry_hints_set_from(ferry_hints *h, const char *key, const char *value,
                          ferry_hint_source src, ferry_hint_warnings *w);
-/* Collective over comm (at open): rank 0 reads ROMIO_HINTS and
+/* Collective over comm (at the first open): rank 0 reads ROMIO_HINTS and
  * FERRY_HINTS_FILE (at most 64 KiB each, regular files only, an open that
  * never blocks) and broadcasts them; every rank keeps the text for
- * ferry_hints_apply_system / ferry_hints_apply_env until the next open. */
+ * ferry_hints_apply_system / ferry_hints_apply_env. */
 void ferry_hints_env_read(MPI_Comm comm, ferry_hint_warnings *w);
+/* 1 once ferry_hints_env_read has run in this process: the opens after it
+ * apply the kept text and read no file. */
+int ferry_hints_env_held(void);
 /* Applies the kept ROMIO_HINTS text: system hints, which MPI_Info overrides
  * (as ROMIO does), so call it before ferry_hints_apply_info. */
 void ferry_hints_apply_system(ferry_hints *h, ferry_hint_warnings *w);

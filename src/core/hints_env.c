@@ -81,29 +81,32 @@ static void apply_kv(ferry_hints *h, const char *s, size_t k0, size_t k1, size_t
     span_trim(s, &v0, &v1);
     if (k1 == k0) {
         excerpt(s, v0, v1, ex, sizeof ex);
-        ferry_hint_warn(w, "ferry: %s: item \"=%s\" has no key, ignored", ctx, ex);
+        ferry_hint_warn(w, "%s: item \"=%s\" has no key, ignored", ctx, ex);
         return;
     }
     if (k1 - k0 >= KEY_MAX) {
         excerpt(s, k0, k1, ex, sizeof ex);
-        ferry_hint_warn(w, "ferry: %s: unknown hint \"%s\" ignored", ctx, ex);
+        ferry_hint_warn(w, "%s: unknown hint \"%s\" ignored", ctx, ex);
         return;
     }
     memcpy(key, s + k0, k1 - k0);
     key[k1 - k0] = '\0';
     if (!ferry_hint_find(key)) {
         /* other implementations' keys are silently ignored, as MPI does;
-         * a misspelt ferry_ key deserves a word */
-        if (strncmp(key, "ferry_", 6) == 0) {
-            excerpt(s, k0, k1, ex, sizeof ex);
-            ferry_hint_warn(w, "ferry: %s: unknown hint \"%s\" ignored", ctx, ex);
-        }
+         * a misspelt key (one or two edits from a known one) or an unknown
+         * ferry_ key deserves a word */
+        const char *near = ferry_hint_closest(key);
+        excerpt(s, k0, k1, ex, sizeof ex);
+        if (near)
+            ferry_hint_warn(w, "%s: unknown hint \"%s\" ignored; did you mean %s?", ctx, ex, near);
+        else if (strncmp(key, "ferry_", 6) == 0)
+            ferry_hint_warn(w, "%s: unknown hint \"%s\" ignored", ctx, ex);
         return;
     }
     if (!match)
         return;
     if (v1 - v0 >= FERRY_HINT_STR) {
-        ferry_hint_warn(w, "ferry: %s: hint %s ignored: value longer than %d characters", ctx, key,
+        ferry_hint_warn(w, "%s: hint %s ignored: value longer than %d characters", ctx, key,
                         FERRY_HINT_STR - 1);
         return;
     }
@@ -131,9 +134,9 @@ static void apply_patterns(ferry_hints *h, const char *ctx, const char *spec, co
         int match = 0;
         if (t1 == t0) {
             if (g1 < n && s[g1] == ':')
-                ferry_hint_warn(w, "ferry: %s: entry with an empty file pattern ignored", ctx);
+                ferry_hint_warn(w, "%s: entry with an empty file pattern ignored", ctx);
         } else if (t1 - t0 >= GLOB_MAX) {
-            ferry_hint_warn(w, "ferry: %s: file pattern longer than %d characters ignored", ctx,
+            ferry_hint_warn(w, "%s: file pattern longer than %d characters ignored", ctx,
                             GLOB_MAX - 1);
         } else {
             char glob[GLOB_MAX];
@@ -141,11 +144,11 @@ static void apply_patterns(ferry_hints *h, const char *ctx, const char *spec, co
             glob[t1 - t0] = '\0';
             match = !filename || glob_matches(glob, filename);
             if (span_has(s, t0, t1, '=')) {
-                ferry_hint_warn(w, "ferry: %s: entry \"%s\" needs a file pattern first (*:key=value)",
+                ferry_hint_warn(w, "%s: entry \"%s\" needs a file pattern first (*:key=value)",
                                 ctx, (excerpt(s, t0, t1, ex, sizeof ex), ex));
                 match = 0;
             } else if (g1 >= n || s[g1] == ',') {
-                ferry_hint_warn(w, "ferry: %s: entry \"%s\" has no key=value, ignored", ctx,
+                ferry_hint_warn(w, "%s: entry \"%s\" has no key=value, ignored", ctx,
                                 (excerpt(s, t0, t1, ex, sizeof ex), ex));
             }
         }
@@ -161,7 +164,7 @@ static void apply_patterns(ferry_hints *h, const char *ctx, const char *spec, co
                 span_trim(s, &a, &b);
                 if (b > a) {
                     excerpt(s, a, b, ex, sizeof ex);
-                    ferry_hint_warn(w, "ferry: %s: \"%s\" is not key=value, ignored", ctx, ex);
+                    ferry_hint_warn(w, "%s: \"%s\" is not key=value, ignored", ctx, ex);
                 }
                 p = i1;
                 continue;
@@ -236,17 +239,17 @@ static char *read_hints_file(const char *var, const char *path, size_t *lenp, fe
     if (rc != 0 && rc != -EFBIG) {
         if (w && (!once || !warned_once(var))) {
             if (rc == -EINVAL)
-                ferry_hint_warn(w, "ferry: %s \"%.100s\" is %s, not a hints file: ignored", var, path,
+                ferry_hint_warn(w, "%s \"%.100s\" is %s, not a hints file: ignored", var, path,
                                 kind_of((mode_t)mode));
             else
-                ferry_hint_warn(w, "ferry: %s \"%.100s\": %s: ignored", var, path, strerror(-rc));
+                ferry_hint_warn(w, "%s \"%.100s\": %s: ignored", var, path, strerror(-rc));
         }
         free(buf);
         return NULL;
     }
     if (memchr(buf, '\0', len)) {
         if (w && (!once || !warned_once(var)))
-            ferry_hint_warn(w, "ferry: %s \"%.100s\" holds binary data (a NUL byte), not `key value` lines: ignored",
+            ferry_hint_warn(w, "%s \"%.100s\" holds binary data (a NUL byte), not `key value` lines: ignored",
                             var, path);
         free(buf);
         return NULL;
@@ -257,7 +260,7 @@ static char *read_hints_file(const char *var, const char *path, size_t *lenp, fe
         while (len > 0 && buf[len - 1] != '\n')
             len--;
         if (w && (!once || !warned_once(var)))
-            ferry_hint_warn(w, "ferry: %s \"%.100s\": only the first %d KiB are read", var, path,
+            ferry_hint_warn(w, "%s \"%.100s\": only the first %d KiB are read", var, path,
                             FILE_MAX / 1024);
     }
     buf[len] = '\0';
@@ -302,7 +305,7 @@ static void apply_file_text(ferry_hints *h, const char *var, ferry_hint_source s
         if (v0 == b || v1 != b) {
             char ex[48];
             excerpt(buf, a, b, ex, sizeof ex);
-            ferry_hint_warn(w, "ferry: %s: \"%s\" is not `key value`, skipped", ctx, ex);
+            ferry_hint_warn(w, "%s: \"%s\" is not `key value`, skipped", ctx, ex);
             continue;
         }
         char key[KEY_MAX];
@@ -314,7 +317,7 @@ static void apply_file_text(ferry_hints *h, const char *var, ferry_hint_source s
                 continue; /* first occurrence wins, as in ROMIO's hints file */
             if (d) {
                 if (v1 - v0 >= FERRY_HINT_STR) {
-                    ferry_hint_warn(w, "ferry: %s: hint %s ignored: value longer than %d characters",
+                    ferry_hint_warn(w, "%s: hint %s ignored: value longer than %d characters",
                                     ctx, key, FERRY_HINT_STR - 1);
                     continue;
                 }
@@ -326,7 +329,7 @@ static void apply_file_text(ferry_hints *h, const char *var, ferry_hint_source s
                 continue;
             }
         }
-        apply_kv(h, buf, a, k1, v0, v1, 0, src, ctx, w); /* warns on ferry_ typos */
+        apply_kv(h, buf, a, k1, v0, v1, 0, src, ctx, w); /* warns on typos */
     }
 }
 
@@ -347,8 +350,9 @@ void ferry_hints_apply_file(ferry_hints *h, const char *path, ferry_hint_warning
     free(buf);
 }
 
-/* The hints files' text as rank 0 last read them at an open, kept for
- * set_view and set_info (collective, but no rank reads a file there). */
+/* The hints files' text as rank 0 read them at the first open, kept for
+ * the later opens, set_view and set_info (no rank reads a file there, and
+ * no collective is spent on it), as ROMIO keeps ROMIO_HINTS. */
 enum { TXT_ROMIO, TXT_FERRY, NTXT };
 static const char *const txt_var[NTXT] = {"ROMIO_HINTS", "FERRY_HINTS_FILE"};
 static char *txt[NTXT];
@@ -384,7 +388,7 @@ void ferry_hints_env_read(MPI_Comm comm, ferry_hint_warnings *w)
                 if (len[i] > 0)
                     MPI_Bcast(sink, (int)len[i], MPI_CHAR, 0, comm);
                 pthread_mutex_unlock(&sink_lock);
-                ferry_hint_warn(w, "ferry: %s: out of memory, hints file ignored", txt_var[i]);
+                ferry_hint_warn(w, "%s: out of memory, hints file ignored", txt_var[i]);
                 continue;
             }
         }
@@ -410,6 +414,14 @@ static void apply_kept(ferry_hints *h, int i, ferry_hint_source src, ferry_hint_
     if (copy)
         apply_file_text(h, txt_var[i], src, copy, strlen(copy), w);
     free(copy);
+}
+
+int ferry_hints_env_held(void)
+{
+    pthread_mutex_lock(&txt_lock);
+    int held = have_txt;
+    pthread_mutex_unlock(&txt_lock);
+    return held;
 }
 
 void ferry_hints_apply_system(ferry_hints *h, ferry_hint_warnings *w)

@@ -51,6 +51,9 @@ const hint_def *ferry_hint_find(const char *key);
 int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char *why, size_t whylen);
 /* The canonical string of d's current value (what get_info reports). */
 void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_t len);
+/* The hint's stored value as bytes (*p, returned length): parsed values are
+ * canonical, so equal values are equal bytes. */
+size_t ferry_hint_raw(const ferry_hints *h, const hint_def *d, const void **p);
 /* Puts d's default value into h (source untouched). */
 void ferry_hint_reset(ferry_hints *h, const hint_def *d);
 
@@ -61,7 +64,8 @@ void ferry_hint_reset(ferry_hints *h, const hint_def *d);
 int ferry_hint_apply_one(ferry_hints *h, const char *key, const char *value, ferry_hint_source src,
                          const char *ctx, ferry_hint_warnings *w);
 
-/* Human size ("16 MiB", "512 KiB", "100 B"). */
-void ferry_hint_human_size(int64_t v, char *buf, size_t len);
+
+/* The known key a misspelt one most likely meant, or NULL. */
+const char *ferry_hint_closest(const char *key);
 
 #endif

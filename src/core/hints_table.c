@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "core/hints_internal.h"
+#include "util/size.h"
+#include "util/suggest.h"
 
 #define KiB ((int64_t)1 << 10)
 #define MiB ((int64_t)1 << 20)
@@ -154,9 +156,12 @@ static const char *enum_str(const enum_name *names, int v)
     return "?";
 }
 
-/* Non-negative decimal integer with an optional power-of-2 suffix. */
-static int parse_number(const char *s, int allow_suffix, int64_t *out, char *why, size_t whylen)
+/* A non-negative decimal integer; a size goes through the one size parser
+ * (util/size.h) that the tools use too. */
+static int parse_number(const char *s, int is_size, int64_t *out, char *why, size_t whylen)
 {
+    if (is_size)
+        return ferry_size_parse(s, out, why, whylen);
     if (!*s) {
         snprintf(why, whylen, "empty value");
         return -1;
@@ -180,28 +185,11 @@ static int parse_number(const char *s, int allow_suffix, int64_t *out, char *why
         snprintf(why, whylen, "not a number");
         return -1;
     }
-    int64_t mult = 1;
     if (*end) {
-        if (!allow_suffix) {
-            snprintf(why, whylen, "not an integer");
-            return -1;
-        }
-        if (ieq(end, "k") || ieq(end, "kib"))
-            mult = KiB;
-        else if (ieq(end, "m") || ieq(end, "mib"))
-            mult = MiB;
-        else if (ieq(end, "g") || ieq(end, "gib"))
-            mult = GiB;
-        else {
-            snprintf(why, whylen, "unknown size suffix (use k, m, g, KiB, MiB, GiB)");
-            return -1;
-        }
-    }
-    if ((int64_t)v > INT64_MAX / mult) {
-        snprintf(why, whylen, "too large");
+        snprintf(why, whylen, "not an integer");
         return -1;
     }
-    *out = (int64_t)v * mult;
+    *out = (int64_t)v;
     return 0;
 }
 
@@ -391,6 +379,16 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
     return -1;
 }
 
+size_t ferry_hint_raw(const ferry_hints *h, const hint_def *d, const void **p)
+{
+    *p = (const char *)h + d->offset;
+    switch (d->kind) {
+    case HK_SIZE: return sizeof(int64_t);
+    case HK_CBLIST: return strnlen((const char *)*p, FERRY_HINT_STR);
+    default: return sizeof(int);
+    }
+}
+
 void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_t len)
 {
     if (!buf || len == 0)
@@ -470,22 +468,14 @@ void ferry_hint_reset(ferry_hints *h, const hint_def *d)
     }
 }
 
-void ferry_hint_human_size(int64_t v, char *buf, size_t len)
-{
-    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double x = (double)v;
-    int u = 0;
-    while ((x >= 1024.0 || x <= -1024.0) && u < 6) {
-        x /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, len, "%" PRId64 " B", v);
-    else if (x == (double)(int64_t)x)
-        snprintf(buf, len, "%" PRId64 " %s", (int64_t)x, unit[u]);
-    else
-        snprintf(buf, len, "%.1f %s", x, unit[u]);
-}
-
 const char *ferry_coll_strategy_name(ferry_coll_strategy s) { return enum_str(coll_names, (int)s); }
 const char *ferry_ind_strategy_name(ferry_ind_strategy s) { return enum_str(ind_names, (int)s); }
+
+const char *ferry_hint_closest(const char *key)
+{
+    const char *names[128];
+    size_t n = 0;
+    for (int i = 0; i < ferry_hint_count && n < sizeof names / sizeof *names; i++)
+        names[n++] = ferry_hint_table[i].name;
+    return ferry_suggest(key, names, n);
+}

@@ -2,6 +2,18 @@
  * Collective open and close. Every way an open can fail (bad amode on one
  * rank, amodes that differ, a file missing on one node, EXCL races) ends
  * with the same error class on every rank and nothing left half-open.
+ *
+ * What they cost in collectives, as few as the MPI library's own opens
+ * (bench/openclose.sh measures both):
+ *  - opening an existing file: one reduction (open_agree.c). Every rank
+ *    opens first, then the reduction carries the arguments' agreement, the
+ *    opens' outcome and rank 0's facts;
+ *  - MPI_MODE_CREATE: that reduction before anything exists, rank 0's
+ *    create and a broadcast of its outcome and facts, then a reduction of
+ *    the others' opens (as ROMIO creates);
+ *  - closing: one reduction of the outcome.
+ * The first open on a communicator also duplicates it (dups.c) and, while
+ * no rank holds them, reads the hint files (rank 0, broadcast).
  */
 #define _GNU_SOURCE
 #include "core/amode.h"
@@ -9,57 +21,23 @@
 #include "core/consistency.h"
 #include "core/errors.h"
 #include "core/file.h"
+#include "core/dups.h"
 #include "core/manage.h"
-#include "core/nodes.h"
 #include "core/remember.h"
-#include "core/trace.h"
+#include "core/shared_fp_file.h"
 #include "core/async.h"
 #include "core/finalize.h"
-#include "driver/coherence.h"
+#include "core/env_names.h"
+#include "core/nodes.h"
+#include "core/open_agree.h"
+#include "core/trace.h"
 #include "core/strategies.h"
+#include "driver/coherence.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
-
-/* What the ranks must agree on at open, reduced in one MPI_Allreduce(MAX):
- * a value v agrees when max(v) == -max(-v). The switches (f->sw) follow. */
-enum { AG_ERR, AG_AMODE, AG_NAMODE, AG_DIGEST, AG_NDIGEST, AG_POOL, AG_NPOOL, AG_NAME, AG_NNAME,
-       AG_SW, AG_NSW = AG_SW + FERRY_SW_COUNT, AG_N = AG_NSW + FERRY_SW_COUNT };
-
-/* FNV-1a of the file name, shortened so its negation is representable. */
-static int64_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; s && *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (int64_t)(h >> 2);
-}
-
-/* *pool: the agreed shared-pointer pool state (file.h), -2 when the ranks'
- * states differ. */
-static int agree_open(ferry_file *f, int local_err, uint64_t digest, int *amode_differs,
-                      int *hints_differ, int64_t *pool, int *names_differ, ferry_hint_warnings *w)
-{
-    int64_t nh = name_hash(f->filename);
-    int64_t d = (int64_t)(digest >> 2); /* keep -d representable */
-    int64_t p = ferry_shfp_pool_state(f);
-    int64_t v[AG_N] = {local_err, f->amode, -(int64_t)f->amode, d, -d, p, -p, nh, -nh};
-    ferry_switches_local(&f->sw);
-    for (int i = 0; i < FERRY_SW_COUNT; i++) {
-        v[AG_SW + i] = f->sw.v[i];
-        v[AG_NSW + i] = -f->sw.v[i];
-    }
-    int64_t r[AG_N];
-    MPI_Allreduce(v, r, AG_N, MPI_INT64_T, MPI_MAX, f->comm);
-    *amode_differs = r[AG_AMODE] != -r[AG_NAMODE];
-    *hints_differ = r[AG_DIGEST] != -r[AG_NDIGEST];
-    *pool = r[AG_POOL] == -r[AG_NPOOL] ? r[AG_POOL] : -2;
-    *names_differ = r[AG_NAME] != -r[AG_NNAME];
-    ferry_switches_settle(&f->sw, r + AG_SW, r + AG_NSW, w);
-    return (int)r[AG_ERR];
-}
 
 /* Collective, only when the names differ: 1 if every rank opened the same
  * file (one inode), 0 if not or if some rank could not open its name. */
@@ -90,7 +68,7 @@ static void file_free(ferry_file *f)
         return;
     ferry_view_free(&f->view);
     if (f->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&f->comm);
+        ferry_dups_give(f->dups, f->dup_idx, &f->comm);
     free(f->filename);
     free(f);
 }
@@ -112,44 +90,214 @@ static int open_fd(ferry_file *f, int flags)
     return f->fd.drv->open(f->path, flags, &f->fd);
 }
 
-/* What the file system is and allows, once the file exists (its stripe
- * layout is the file's own), and what the store of learned choices knows
- * of it. Rank 0 asks and the others take its answer in one broadcast (and
- * a second with the store's entries, when it has some), so rules built on
- * it agree across ranks by construction. */
-static void probe_fs(ferry_file *f)
+static int (*open_check)(void);
+
+void ferry_open_check_set(int (*check)(void)) { open_check = check; }
+
+static void hints_fill(ferry_file *f, MPI_Info info, ferry_hint_warnings *w)
 {
-    struct {
-        ferry_fs_info fs;
-        int known;
-    } w;
-    ferry_remember_wire known; /* about 8 KiB, on the stack: no rank can fail to join */
-    memset(&w, 0, sizeof w);
-    known.n = 0;
-    if (f->rank == 0) {
-        ferry_fs_probe(f->path, &w.fs);
-        ferry_remember_load(f, &w.fs, &known);
-        w.known = known.n;
-    }
-    if (f->size > 1)
-        MPI_Bcast(&w, (int)sizeof w, MPI_BYTE, 0, f->comm);
-    /* the store's entries, when it has any for this file system and job */
-    known.n = w.known > 0 && w.known <= FERRY_REMEMBER_MAX ? w.known : 0;
-    if (f->size > 1 && known.n)
-        MPI_Bcast(known.e, known.n * (int)sizeof known.e[0], MPI_BYTE, 0, f->comm);
-    f->fs = w.fs;
-    ferry_remember_keep(f, &known);
+    ferry_hints_defaults(&f->hints);
+    ferry_hints_apply_system(&f->hints, w);
+    ferry_hints_apply_info(&f->hints, info, w);
+    ferry_hints_apply_env(&f->hints, f->filename, w);
+}
+
+/* Rank 0's facts, once the file exists: what the file system is and
+ * allows (its stripe layout is the file's own) and, for MPI_MODE_APPEND,
+ * the size. The other ranks take them, so rules built on them agree across
+ * ranks by construction. Returns 0 or an errno of the size. */
+static int facts_of(ferry_file *f, ferry_open_facts *x, ferry_remember_wire *known)
+{
+    memset(x, 0, sizeof *x);
+    known->n = 0;
+    if (f->rank != 0)
+        return 0;
+    ferry_fs_probe(f->path, &x->fs);
+    /* what the store of learned choices knows of it: the number rides with
+     * the facts, the entries follow only when there are some (facts_apply) */
+    ferry_remember_load(f, &x->fs, known);
+    x->known = known->n;
+    if (f->fd.fd >= 0 && (f->amode & MPI_MODE_APPEND))
+        return f->fd.drv->size(&f->fd, &x->size);
+    return 0;
+}
+
+static void facts_apply(ferry_file *f, const ferry_open_facts *x, ferry_remember_wire *known)
+{
+    known->n = x->known > 0 && x->known <= FERRY_REMEMBER_MAX ? x->known : 0;
+    if (f->size > 1 && known->n)
+        MPI_Bcast(known->e, known->n * (int)sizeof known->e[0], MPI_BYTE, 0, f->comm);
+    f->fs = x->fs;
+    ferry_remember_keep(f, known);
     ferry_fs_apply_hints(&f->fs, f->hints.striping_unit, f->hints.striping_factor);
     if (f->hints.cache_coherent != FERRY_TRI_AUTO)
         ferry_fs_vouch_cache(&f->fs, f->hints.cache_coherent == FERRY_TRI_ENABLE);
     f->stats.fs = f->fs;
 }
 
+/* MPI_MODE_CREATE on rank 0. *created: this open may have made the file,
+ * so its directory entry is new and worth an fsync (docs/reliability.md);
+ * an existing file opened again with MPI_MODE_CREATE, as programs often
+ * do, costs none (ROMIO makes none at all). Exclusive first to know which;
+ * a file removed between the two tries, or a dangling symlink (which
+ * O_EXCL refuses), is opened as before. */
+static int create_fd(ferry_file *f, int flags, int *created)
+{
+    *created = 1;
+    int err = open_fd(f, flags | FERRY_OPEN_EXCL);
+    if (err != -EEXIST || (flags & FERRY_OPEN_EXCL))
+        return err;
+    err = open_fd(f, flags & ~FERRY_OPEN_CREATE);
+    if (err != -ENOENT) {
+        *created = 0;
+        return err;
+    }
+    return open_fd(f, flags);
+}
+
+/* Rank 0 alone creates, so EXCL means "did not exist before this open" and
+ * the others never race the create; they open once it exists. Returns
+ * this rank's errno (0) and the largest error class of all. */
+static int open_create(ferry_file *f, int flags, ferry_open_facts *x, int *maxcls, ferry_remember_wire *known)
+{
+    struct {
+        int err;
+        ferry_open_facts x;
+    } r0;
+    memset(&r0, 0, sizeof r0);
+    int err = 0;
+    if (f->rank == 0) {
+        int created;
+        err = create_fd(f, flags, &created);
+        if (err == 0) {
+            if (created)
+                f->fd.drv->sync_dir(f->path);
+            err = facts_of(f, &r0.x, known);
+        }
+        r0.err = err;
+    }
+    if (f->size > 1)
+        MPI_Bcast(&r0, (int)sizeof r0, MPI_BYTE, 0, f->comm);
+    if (r0.err == 0 && f->rank != 0)
+        err = open_fd(f, flags & ~(FERRY_OPEN_CREATE | FERRY_OPEN_EXCL));
+    *x = r0.x;
+    int cls = err ? ferry_errno_class(err) : MPI_SUCCESS;
+    *maxcls = cls;
+    if (f->size > 1)
+        MPI_Allreduce(&cls, maxcls, 1, MPI_INT, MPI_MAX, f->comm);
+    return err;
+}
+
+static void close_fd(ferry_file *f)
+{
+    if (f->fd.fd >= 0)
+        f->fd.drv->close(&f->fd);
+}
+
+/* Gives up an open before the file is registered: descriptor closed,
+ * communicator given back. Returns code. */
+static int open_fail(ferry_file *f, int code)
+{
+    close_fd(f);
+    file_free(f);
+    return code;
+}
+
+/* The handle before anything collective: no descriptor, no communicator. */
+static ferry_file *file_new(MPI_Comm comm, const char *filename, int amode, int quiet)
+{
+    ferry_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->magic = FERRY_FILE_MAGIC;
+    f->comm = MPI_COMM_NULL;
+    f->dup_idx = -1;
+    f->fd.fd = -1;
+    f->amode = amode;
+    f->errhandler = ferry_errh_null_file();
+    f->shfp_win = MPI_WIN_NULL;
+    ferry_stats_init(&f->stats);
+    f->stats.quiet = quiet;
+    ferry_view_init(&f->view);
+    f->filename = strdup(filename ? filename : "");
+    if (!f->filename) {
+        file_free(f);
+        return NULL;
+    }
+    MPI_Comm_rank(comm, &f->rank);
+    MPI_Comm_size(comm, &f->size);
+    const char *stripped;
+    f->fd.drv = ferry_driver_for(f->filename, &stripped);
+    f->path = f->filename + (stripped - f->filename);
+    return f;
+}
+
+/* The agreement (open_agree.h) and the file's communicator. An existing
+ * file is opened first, so its outcome rides in the agreement; a create
+ * waits (nothing may exist if the arguments fail somewhere). *err is this
+ * rank's errno of that open. local_err: an error the binding found here.
+ * Fails on every rank alike. */
+static int agree(ferry_file *f, MPI_Comm comm, int local_err, int flags, ferry_open_agreed *a, int *err,
+                 ferry_remember_wire *known)
+{
+    const char *why = NULL;
+    int local = local_err != MPI_SUCCESS ? ferry_err_class(local_err) : ferry_amode_check(f->amode, &why);
+    char nodrv[300];
+    if (local == MPI_SUCCESS && !f->fd.drv) {
+        snprintf(nodrv, sizeof nodrv, "no driver for the file system of %.200s%s", f->filename,
+                 f->path == f->filename ? " (ROMIO_FSTYPE_FORCE)" : "");
+        local = MPI_ERR_IO, why = nodrv;
+    }
+    ferry_open_mine m;
+    memset(&m, 0, sizeof m);
+    *err = 0;
+    if (!(flags & FERRY_OPEN_CREATE) && local == MPI_SUCCESS) {
+        *err = open_fd(f, flags);
+        if (*err == 0)
+            *err = facts_of(f, &m.facts, known);
+    }
+    f->dups = ferry_dups_of(comm);
+    m.err = local;
+    m.amode = f->amode;
+    m.digest = ferry_hints_digest(&f->hints);
+    m.pool = ferry_shfp_pool_state(comm);
+    m.name = f->filename;
+    m.dup = ferry_dups_pick(f->dups);
+    m.need_text = !ferry_hints_env_held();
+    m.opened = *err ? ferry_errno_class(*err) : MPI_SUCCESS;
+    ferry_switches_local(&f->sw);
+    m.sw = f->sw;
+    int rc = ferry_open_agree(comm, f->rank, &m, a);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (a->err != MPI_SUCCESS || a->amode_differs)
+        return local_err != MPI_SUCCESS ? local_err
+             : local != MPI_SUCCESS ? ferry_err(local, why)
+             : a->amode_differs ? ferry_err(MPI_ERR_AMODE, "amode differs between the ranks of the open")
+             : ferry_err(a->err, "the arguments of the open are invalid on another rank");
+    f->dup_idx = f->dups ? a->dup : -1;
+    return ferry_dups_take(f->dups, comm, f->dup_idx, &f->comm);
+}
+
+/* Hints the ranks hold alike; the first open reads the hint files (rank 0,
+ * for every rank). Rank 0 prints the warnings. */
+static void hints_settle(ferry_file *f, MPI_Info info, const ferry_open_agreed *a, ferry_hint_warnings *w)
+{
+    if (a->need_text) {
+        memset(w, 0, sizeof *w);
+        ferry_hints_env_read(f->comm, w);
+        hints_fill(f, info, w);
+        ferry_hints_agree(&f->hints, f->comm, w);
+    } else if (a->hints_differ) {
+        ferry_hints_agree(&f->hints, f->comm, w);
+    }
+}
+
 /* Hints ferry accepts but that have no effect on this file: said once at
  * open (rank 0), and get_info reports them as they act. */
 static void warn_ignored(const ferry_file *f)
 {
-    if (f->rank != 0)
+    if (f->rank != 0 || f->stats.quiet)
         return;
     if (f->hints.striping_factor > 0 && !ferry_fs_stripes(&f->fs))
         fprintf(stderr, "ferry: warning: %s: hint striping_factor=%d ignored: %s does not stripe files\n",
@@ -161,124 +309,75 @@ static void warn_ignored(const ferry_file *f)
 
 static void close_unclosed(void);
 
+static void display(const ferry_file *f)
+{
+    if (f->rank != 0 || f->stats.quiet)
+        return;
+    if (f->sw.v[FERRY_SW_DISPLAY]) {
+        ferry_hints in_effect;
+        ferry_file_hints_in_effect(f, &in_effect);
+        ferry_hints_display(&in_effect, f->filename, stderr);
+        char fs[256];
+        ferry_fs_describe(&f->fs, fs, sizeof fs);
+        fprintf(stderr, "  file system %s\n", fs);
+        ferry_fs_describe_consistency(&f->fs, fs, sizeof fs);
+        fprintf(stderr, "  for other nodes' writes ferry %s\n", fs);
+    }
+    if (f->sw.v[FERRY_SW_ROMIO_PRINT]) {
+        ferry_hints in_effect;
+        ferry_file_hints_in_effect(f, &in_effect);
+        ferry_hints_print_romio(&in_effect, f->filename, stdout);
+    }
+}
+
 int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, int local_err, int quiet,
                     ferry_file **out)
 {
     double t0 = ferry_now();
     *out = NULL;
-    ferry_file *f = calloc(1, sizeof *f);
+    ferry_file *f = file_new(comm, filename, amode, quiet);
     if (!f)
         return ferry_err(MPI_ERR_NO_MEM, "out of memory opening a file");
-    f->magic = FERRY_FILE_MAGIC;
-    f->comm = MPI_COMM_NULL;
-    f->fd.fd = -1;
-    f->amode = amode;
-    f->errhandler = ferry_errh_null_file();
-    f->shfp_win = MPI_WIN_NULL;
-    ferry_stats_init(&f->stats);
-    f->stats.quiet = quiet;
-    ferry_view_init(&f->view);
-    f->filename = strdup(filename ? filename : "");
-    int rc = MPI_Comm_dup(comm, &f->comm);
-    if (rc != MPI_SUCCESS || !f->filename) {
-        file_free(f);
-        return rc != MPI_SUCCESS ? rc : ferry_err(MPI_ERR_NO_MEM, "out of memory opening a file");
-    }
-    MPI_Comm_rank(f->comm, &f->rank);
-    MPI_Comm_size(f->comm, &f->size);
-    const char *stripped;
-    f->fd.drv = ferry_driver_for(f->filename, &stripped);
-    f->path = f->filename + (stripped - f->filename);
-
+    ferry_env_check_once();
+    if (local_err == MPI_SUCCESS && open_check)
+        local_err = open_check();
     ferry_hint_warnings w = {0};
-    ferry_hints_defaults(&f->hints);
-    ferry_hints_env_read(f->comm, &w);
-    ferry_hints_apply_system(&f->hints, &w);
-    ferry_hints_apply_info(&f->hints, info, &w);
-    ferry_hints_apply_env(&f->hints, f->filename, &w);
+    hints_fill(f, info, &w);
+    int flags = ferry_amode_open_flags(amode);
 
-    const char *why = NULL;
-    int local = local_err != MPI_SUCCESS ? ferry_err_class(local_err) : ferry_amode_check(amode, &why);
-    char nodrv[300];
-    if (local == MPI_SUCCESS && !f->fd.drv) {
-        snprintf(nodrv, sizeof nodrv, "no driver for the file system of %.200s%s", f->filename,
-                 f->path == f->filename ? " (ROMIO_FSTYPE_FORCE)" : "");
-        local = MPI_ERR_IO, why = nodrv;
-    }
-    int amode_differs = 0, hints_differ = 0, names_differ = 0;
-    int64_t pool = 0;
-    int agreed = agree_open(f, local, ferry_hints_digest(&f->hints), &amode_differs, &hints_differ, &pool,
-                            &names_differ, &w);
-    if (agreed != MPI_SUCCESS || amode_differs) {
-        int code = local_err != MPI_SUCCESS ? local_err
-                 : local != MPI_SUCCESS ? ferry_err(local, why)
-                 : amode_differs ? ferry_err(MPI_ERR_AMODE, "amode differs between the ranks of the open")
-                 : ferry_err(agreed, "the arguments of the open are invalid on another rank");
-        file_free(f);
-        return code;
-    }
-    if (hints_differ)
-        ferry_hints_agree(&f->hints, f->comm, &w);
+    ferry_open_agreed a;
+    int err;
+    ferry_remember_wire known; /* about 8 KiB, on the stack: no rank can fail to join */
+    known.n = 0;
+    int rc = agree(f, comm, local_err, flags, &a, &err, &known);
+    if (rc != MPI_SUCCESS)
+        return open_fail(f, rc);
+    hints_settle(f, info, &a, &w);
+    ferry_switches_settle(&f->sw, a.sw_max, a.sw_negmax, &w);
     warn_rank0(f, &w);
     ferry_env_compat_announce(stderr);
 
-    /* Create on rank 0 alone, so EXCL means "did not exist before this open"
-     * and the others never race the create. */
-    int flags = ferry_amode_open_flags(amode);
-    int err = 0;
-    if (flags & FERRY_OPEN_CREATE) {
-        if (f->rank == 0) {
-            err = open_fd(f, flags);
-            if (err == 0)
-                f->fd.drv->sync_dir(f->path);
-        }
-        if (f->size > 1)
-            MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
-        if (err == 0 && f->rank != 0)
-            err = open_fd(f, flags & ~(FERRY_OPEN_CREATE | FERRY_OPEN_EXCL));
-    } else {
-        err = open_fd(f, flags);
-    }
-
-    int64_t initial = 0;
-    if (err == 0 && (amode & MPI_MODE_APPEND)) {
-        int64_t sz = 0;
-        err = f->fd.drv->size(&f->fd, &sz);
-        initial = sz;
-    }
-    f->fp = initial;
-    int shrc = ferry_shfp_create(f, initial, pool);
-    int cls = err ? ferry_errno_class(err) : shrc;
-    int maxcls = cls;
-    if (f->size > 1)
-        MPI_Allreduce(&cls, &maxcls, 1, MPI_INT, MPI_MAX, f->comm);
+    ferry_open_facts facts = a.facts;
+    int maxcls = a.opened;
+    if (flags & FERRY_OPEN_CREATE)
+        err = open_create(f, flags, &facts, &maxcls, &known);
     /* MPI: the names must reference one file, and a collective argument that
      * differs is MPI_ERR_NOT_SAME. Different spellings of one file are fine
      * (same inode everywhere); anything else fails on every rank. */
-    if (names_differ && !one_file(f, maxcls == MPI_SUCCESS)) {
-        if (f->fd.fd >= 0)
-            f->fd.drv->close(&f->fd);
-        ferry_shfp_free(f);
-        file_free(f);
-        return ferry_err(MPI_ERR_NOT_SAME, "the ranks of a collective open name different files");
+    if (a.names_differ && !one_file(f, maxcls == MPI_SUCCESS))
+        return open_fail(f, ferry_err(MPI_ERR_NOT_SAME, "the ranks of a collective open name different files"));
+    if (maxcls == MPI_SUCCESS) {
+        f->fp = facts.size;
+        maxcls = ferry_shfp_create(f, facts.size, a.pool);
     }
-    if (maxcls != MPI_SUCCESS) {
-        if (f->fd.fd >= 0)
-            f->fd.drv->close(&f->fd);
-        ferry_shfp_free(f);
-        int code = err ? ferry_err_errno(err, f->filename)
-                 : ferry_err(maxcls, "open failed on another rank");
-        file_free(f);
-        return code;
-    }
+    if (maxcls != MPI_SUCCESS)
+        return open_fail(f, err ? ferry_err_errno(err, f->filename) : ferry_err(maxcls, "open failed on another rank"));
     if (ferry_handles_add(f) < 0) {
-        f->fd.drv->close(&f->fd);
-        ferry_shfp_free(f);
-        file_free(f);
-        return ferry_err(MPI_ERR_NO_MEM, "out of memory registering a file handle");
+        ferry_shfp_free(f, 0);
+        return open_fail(f, ferry_err(MPI_ERR_NO_MEM, "out of memory registering a file handle"));
     }
     ferry_at_finalize_first(close_unclosed);
-    probe_fs(f);
+    facts_apply(f, &facts, &known);
     int cons = ferry_shfp_settle(f);
     if (cons == MPI_SUCCESS)
         cons = ferry_consist_open(f);
@@ -290,29 +389,12 @@ int ferry_file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info inf
     }
     if (cons != MPI_SUCCESS) {
         ferry_handles_remove(f);
-        f->fd.drv->close(&f->fd);
-        ferry_shfp_free(f);
-        file_free(f);
-        return cons;
+        ferry_shfp_free(f, 0);
+        return open_fail(f, cons);
     }
     ferry_strategies.open(f);
-    if (!quiet)
-        warn_ignored(f);
-    if (f->sw.v[FERRY_SW_DISPLAY] && f->rank == 0 && !quiet) {
-        ferry_hints in_effect;
-        ferry_file_hints_in_effect(f, &in_effect);
-        ferry_hints_display(&in_effect, f->filename, stderr);
-        char fs[256];
-        ferry_fs_describe(&f->fs, fs, sizeof fs);
-        fprintf(stderr, "  file system %s\n", fs);
-        ferry_fs_describe_consistency(&f->fs, fs, sizeof fs);
-        fprintf(stderr, "  for other nodes' writes ferry %s\n", fs);
-    }
-    if (f->sw.v[FERRY_SW_ROMIO_PRINT] && f->rank == 0 && !quiet) {
-        ferry_hints in_effect;
-        ferry_file_hints_in_effect(f, &in_effect);
-        ferry_hints_print_romio(&in_effect, f->filename, stdout);
-    }
+    warn_ignored(f);
+    display(f);
     ferry_stats_phase(&f->stats, FERRY_PHASE_OPEN, t0);
     *out = f;
     return MPI_SUCCESS;
@@ -329,10 +411,15 @@ int ferry_file_close(ferry_file *f)
     if (fwd == MPI_SUCCESS)
         fwd = cons;
     int cls = err ? ferry_errno_class(err) : ferry_err_class(fwd);
-    int maxcls = cls;
-    ferry_shfp_free(f);
+    /* the hidden pointer file (no windows) is closed on every rank before
+     * the reduction, so that rank 0 removes it after (ferry_shfp_closed) */
+    ferry_shfp_file_close(f);
+    /* one reduction: the outcome, and whether the shared pointer moved */
+    int v[2] = {cls, f->shfp_dirty}, r[2] = {cls, f->shfp_dirty};
     if (f->size > 1)
-        MPI_Allreduce(&cls, &maxcls, 1, MPI_INT, MPI_MAX, f->comm);
+        MPI_Allreduce(v, r, 2, MPI_INT, MPI_MAX, f->comm);
+    int maxcls = r[0];
+    ferry_shfp_free(f, r[1]);
     ferry_shfp_closed(f);
     if (maxcls == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->rank == 0)
         f->fd.drv->remove(f->path);
@@ -352,6 +439,7 @@ int ferry_file_close(ferry_file *f)
     file_free(f);
     return code;
 }
+
 
 /* Files left open at MPI_Finalize (erroneous, but it happens): ferry closes
  * them there, before any of its caches goes, in the order each process

@@ -12,7 +12,10 @@
  * (ferry_shfp_pool_state): a pool is used only when every rank has it with
  * the same slots taken; a new pool is made when no rank has one; anything
  * else (a full pool, a pool some ranks lack) falls back to a window of the
- * file's own.
+ * file's own. A slot holds the pointer relative to its value at open (an
+ * appended file's size, which every rank has from the open), and a free
+ * slot holds 0: an open writes nothing, and only a close of a file whose
+ * pointer moved zeroes its slot again.
  *
  * Where the MPI library cannot make a window across the ranks at all (Open
  * MPI over TCP between nodes: osc/rdma is chosen and fails MPI_Win_allocate
@@ -80,11 +83,13 @@ static shfp_pool *pool_find(MPI_Comm comm)
     return p;
 }
 
-int64_t ferry_shfp_pool_state(ferry_file *f)
+int64_t ferry_shfp_pool_state(MPI_Comm comm)
 {
-    if (f->size == 1)
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    if (size == 1)
         return 0;
-    shfp_pool *p = pool_find(f->comm);
+    shfp_pool *p = pool_find(comm);
     return !p ? FERRY_SHFP_NO_POOL : p->win == MPI_WIN_NULL ? FERRY_SHFP_NO_WINDOWS : p->used;
 }
 
@@ -111,6 +116,14 @@ static int agreed_window(ferry_file *f, int create, MPI_Aint bytes, int64_t **ba
     MPI_Comm_set_errhandler(f->comm, eh);
     MPI_Errhandler_free(&eh);
     int ok = rc == MPI_SUCCESS, all = ok;
+    /* free slots hold 0; the agreement below orders the zeroing before any
+     * rank's first use */
+    if (ok && f->rank == 0 && bytes) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, *win);
+        for (MPI_Aint i = 0; i < bytes / (MPI_Aint)sizeof(int64_t); i++)
+            (*base)[i] = 0;
+        MPI_Win_unlock(0, *win);
+    }
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
     if (!all) {
         if (!ok && create)
@@ -170,6 +183,8 @@ static int own_window(ferry_file *f, int64_t **base)
 int ferry_shfp_create(ferry_file *f, int64_t initial, int64_t agreed)
 {
     f->shfp_self = initial;
+    f->shfp_base = initial;
+    f->shfp_dirty = 0;
     f->shfp_pool = NULL;
     f->shfp_slot = 0;
     f->shfp_owned = NULL;
@@ -177,7 +192,6 @@ int ferry_shfp_create(ferry_file *f, int64_t initial, int64_t agreed)
     f->shfp_windowless = 0;
     if (f->size == 1)
         return MPI_SUCCESS;
-    int64_t *base = NULL;
     shfp_pool *p = NULL;
     if (agreed == FERRY_SHFP_NO_WINDOWS) {
         f->shfp_windowless = 1;
@@ -202,17 +216,14 @@ int ferry_shfp_create(ferry_file *f, int64_t initial, int64_t agreed)
         pthread_mutex_unlock(&pools_lock);
         f->shfp_pool = p;
         f->shfp_win = p->win;
-        base = p->base;
-    } else if (own_window(f, &base) != MPI_SUCCESS) {
-        f->shfp_windowless = 1;
         return MPI_SUCCESS;
     }
-    /* the open's closing reduction orders this before any rank's first use */
-    if (f->rank == 0) {
-        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, f->shfp_win);
-        base[f->shfp_slot] = initial;
-        MPI_Win_unlock(0, f->shfp_win);
-    }
+    /* a free slot holds 0 (zeroed when its window was made, and by the
+     * close of a file that moved it), and the pointer is kept relative to
+     * the initial value: the open writes nothing */
+    int64_t *base = NULL;
+    if (own_window(f, &base) != MPI_SUCCESS)
+        f->shfp_windowless = 1;
     return MPI_SUCCESS;
 }
 
@@ -228,12 +239,19 @@ int ferry_shfp_settle(ferry_file *f)
     return MPI_SUCCESS;
 }
 
-void ferry_shfp_free(ferry_file *f)
+void ferry_shfp_free(ferry_file *f, int moved)
 {
     ferry_shfp_file_close(f);
     shfp_pool *p = f->shfp_pool;
     if (p) {
-        /* collective close: every rank frees the same slot */
+        /* collective close: every rank frees the same slot; the next
+         * open's agreement orders rank 0's zeroing before its use */
+        if (moved && f->rank == 0) {
+            int64_t zero = 0;
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, f->shfp_win);
+            MPI_Put(&zero, 1, MPI_INT64_T, 0, f->shfp_slot, 1, MPI_INT64_T, f->shfp_win);
+            MPI_Win_unlock(0, f->shfp_win);
+        }
         pthread_mutex_lock(&pools_lock);
         p->used &= ~((int64_t)1 << f->shfp_slot);
         pthread_mutex_unlock(&pools_lock);
@@ -269,10 +287,12 @@ int ferry_shfp_fetch_add(ferry_file *f, int64_t delta, int64_t *old)
     }
     if (f->shfp_windowless)
         return f->shfp_file ? ferry_shfp_file_fetch_add(f, delta, old) : unavailable();
+    f->shfp_dirty |= delta != 0;
     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, f->shfp_win);
     int rc = MPI_Fetch_and_op(&delta, old, MPI_INT64_T, 0, f->shfp_slot, delta ? MPI_SUM : MPI_NO_OP,
                               f->shfp_win);
     MPI_Win_unlock(0, f->shfp_win);
+    *old += f->shfp_base;
     return rc == MPI_SUCCESS ? MPI_SUCCESS : ferry_err(MPI_ERR_INTERN, "shared file pointer update failed");
 }
 
@@ -292,12 +312,17 @@ int ferry_shfp_reset(ferry_file *f, int64_t value)
     int rc = MPI_SUCCESS;
     if (f->rank == 0 && f->shfp_windowless) {
         rc = ferry_shfp_file_set(f, value);
-    } else if (f->rank == 0) {
-        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, f->shfp_win);
-        rc = MPI_Put(&value, 1, MPI_INT64_T, 0, f->shfp_slot, 1, MPI_INT64_T, f->shfp_win);
-        MPI_Win_unlock(0, f->shfp_win);
-        if (rc != MPI_SUCCESS)
-            rc = ferry_err(MPI_ERR_INTERN, "shared file pointer reset failed");
+    } else if (!f->shfp_windowless) {
+        /* the window's slot is relative to the pointer at open */
+        int64_t rel = value - f->shfp_base;
+        f->shfp_dirty = rel != 0;
+        if (f->rank == 0) {
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, f->shfp_win);
+            rc = MPI_Put(&rel, 1, MPI_INT64_T, 0, f->shfp_slot, 1, MPI_INT64_T, f->shfp_win);
+            MPI_Win_unlock(0, f->shfp_win);
+            if (rc != MPI_SUCCESS)
+                rc = ferry_err(MPI_ERR_INTERN, "shared file pointer reset failed");
+        }
     }
     return ferry_agree(f, rc, "shared file pointer reset failed on another rank");
 }

@@ -17,6 +17,7 @@
 #include "core/compat_env.h"
 #include "core/stats_internal.h"
 #include "core/version.h"
+#include "util/plural.h"
 #include "core/switches.h"
 
 /* ---- a growable string ---- */
@@ -234,8 +235,8 @@ void ferry_stats_print_timers(const ferry_stats_total *t, const char *filename, 
                                                    "file write", "file read",         "sync",
                                                    "close",      "wait"};
     sbuf b = {0};
-    sb_printf(&b, "ferry: timers for \"%s\" (seconds over %d ranks; ferry %s, %s)\n",
-              filename ? filename : "", t->ranks, ferry_version_number(), ferry_version_flavor());
+    sb_printf(&b, "ferry: timers for \"%s\" (seconds over %d rank%s; ferry %s, %s)\n",
+              filename ? filename : "", t->ranks, ferry_s(t->ranks), ferry_version_number(), ferry_version_flavor());
     sb_printf(&b, "  %-20s %12s %12s %12s\n", "phase", "min", "max", "avg");
     for (int p = 0; p < FERRY_PHASE_COUNT; p++)
         sb_printf(&b, "  %-20s %12.6f %12.6f %12.6f\n", label[p], fin(t->tmin[p]), fin(t->tmax[p]),

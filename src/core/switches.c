@@ -51,7 +51,7 @@ int ferry_switches_settle(ferry_switches *s, const int64_t *max, const int64_t *
         if (max[i] == -negmax[i])
             continue;
         if (!atomic_exchange(&warned[i], 1))
-            ferry_hint_warn(w, "ferry: %s differs between ranks; it is off on every rank for the files they "
+            ferry_hint_warn(w, "%s differs between ranks; it is off on every rank for the files they "
                                "open together", names[i]);
         s->v[i] = 0;
         differ++;

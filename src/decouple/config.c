@@ -2,6 +2,9 @@
 #define _GNU_SOURCE
 #include "decouple/decouple.h"
 
+#include "util/size.h"
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,22 +26,55 @@ static void die_on_request(int wrank)
 }
 #endif
 
+/* One line from world rank 0 (every rank reads the same environment). */
+static void warn_once(const char *name, const char *value, const char *why, const char *instead)
+{
+    int init = 0, wrank = 0;
+    MPI_Initialized(&init);
+    if (init)
+        MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    if (wrank == 0)
+        fprintf(stderr, "ferry: warning: %s=\"%.40s\" ignored: %s; %s\n", name, value, why, instead);
+}
+
+/* A size (util/size.h); at least min. */
 static int64_t env_size(const char *name, int64_t dflt, int64_t min)
 {
     const char *e = getenv(name);
     if (!e || !*e)
         return dflt;
-    char *end;
-    double v = strtod(e, &end);
-    switch (*end) {
-    case 'k': case 'K': v *= 1024.0; break;
-    case 'm': case 'M': v *= 1024.0 * 1024; break;
-    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
-    default: break;
+    int64_t v;
+    char why[160], instead[64], h[32];
+    if (ferry_size_parse(e, &v, why, sizeof why) != 0) {
+        ferry_size_human((double)dflt, h, sizeof h);
+        snprintf(instead, sizeof instead, "using %s", h);
+        warn_once(name, e, why, instead);
+        return dflt;
     }
-    if (!(v >= (double)min))
+    if (v < min) {
+        ferry_size_human((double)min, h, sizeof h);
+        snprintf(why, sizeof why, "below the smallest, %s", h);
+        snprintf(instead, sizeof instead, "using %s", h);
+        warn_once(name, e, why, instead);
         return min;
-    return v > 9e18 ? INT64_MAX : (int64_t)v;
+    }
+    return v;
+}
+
+/* A whole number of processes from 0 to 2^20. */
+static int env_count(const char *name)
+{
+    const char *e = getenv(name);
+    if (!e || !*e)
+        return 0;
+    char *end;
+    errno = 0;
+    long v = strtol(e, &end, 10);
+    if (errno || end == e || *end || v < 0 || v > (1L << 20)) {
+        warn_once(name, e, "not a whole number from 0 to 1048576", "using 0 (no data processes)");
+        return 0;
+    }
+    return (int)v;
 }
 
 static double env_double(const char *name, double dflt)
@@ -57,7 +93,7 @@ const dc_config *dc_cfg(void)
     if (loaded)
         return &c;
     loaded = 1;
-    c.data_procs = (int)env_size("FERRY_DATA_PROCS", 0, 0);
+    c.data_procs = env_count("FERRY_DATA_PROCS");
     const char *s = getenv("FERRY_DECOUPLE_SERVE");
     c.serve_in_init = s && !strcmp(s, "init");
     c.timeout = env_double("FERRY_DECOUPLE_TIMEOUT", 60.0);

@@ -7,6 +7,9 @@
  * MPI_THREAD_MULTIPLE when the environment asks for forwarding.
  */
 #include "core/chain.h"
+#include "core/errors.h"
+#include "core/file.h"
+#include "core/finalize.h"
 #include "core/mpi_lib.h"
 #include "core/report.h"
 #include "decouple/decouple.h"
@@ -15,8 +18,50 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The text of the refusal, once: it names the counts. */
+static const char *not_decoupled(void)
+{
+    static char text[400];
+    static int said;
+    if (!text[0]) {
+        int wsize = 0;
+        MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+        int m = dc_cfg()->data_procs;
+        snprintf(text, sizeof text,
+                 "FERRY_DATA_PROCS=%d (ferry-run -dp %d) sets %d of the %d ranks aside as data processes, but the "
+                 "program has not called ferry_decouple_init(), so all %d run it: call it right after MPI_Init, or "
+                 "run with -dp 0 (docs/decoupled.md)", m, m, m, wsize, wsize);
+    }
+    int wrank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    if (wrank == 0 && !said) {
+        said = 1;
+        fprintf(stderr, "ferry: error: %s\n", text);
+    }
+    return text;
+}
+
+/* With data processes asked for, a file opened before the groups exist
+ * would be opened by data processes too: such a program does not know it
+ * is decoupled, and its ranks would all run as compute processes. */
+static int ready_check(void)
+{
+    return dc_w.ready ? MPI_SUCCESS : ferry_err(MPI_ERR_OTHER, not_decoupled());
+}
+
+/* A program that never opens a file still hears it, at MPI_Finalize. */
+static void unused_check(void)
+{
+    if (!dc_w.ready)
+        not_decoupled();
+}
+
 static void after_init(void)
 {
+    if (dc_cfg()->data_procs > 0 && !dc_cfg()->serve_in_init) {
+        ferry_open_check_set(ready_check);
+        ferry_at_finalize(unused_check);
+    }
     if (!dc_cfg()->serve_in_init)
         return;
     int rc = ferry_decouple_init();

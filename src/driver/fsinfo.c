@@ -8,10 +8,12 @@
 #define _GNU_SOURCE
 #include "driver/fsinfo.h"
 #include "driver/path.h"
+#include "util/plural.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,7 +273,8 @@ static void stripe_gluster(const char *mnt, ferry_fs_info *fs)
         fs->stripe_count = bricks;
         fs->stripe_unit = (int64_t)64 << 20; /* features.shard-block-size default */
         fs->stripe_src = FERRY_STRIPE_DEFAULT;
-        snprintf(fs->stripe_how, sizeof fs->stripe_how, "shard default; %d bricks from pathinfo", bricks);
+        snprintf(fs->stripe_how, sizeof fs->stripe_how, "shard default; %d brick%s from pathinfo", bricks,
+                 ferry_s(bricks));
     } else if (bricks) {
         /* distribute: a whole file lives on one brick, a network file system per file */
         fs->fs_class = FERRY_FS_CLASS_NETWORK;
@@ -281,19 +284,58 @@ static void stripe_gluster(const char *mnt, ferry_fs_info *fs)
     }
 }
 
-int ferry_fs_probe(const char *path, ferry_fs_info *out)
+/* What a mount is (its type, guarantees and, for GlusterFS, its layout)
+ * does not change while it stays mounted, so each process asks the mount
+ * table once per mount, not at every open: the key is the device, the
+ * statfs magic and the mount id, which a remount changes. Stripe layouts
+ * that are a file's own (Lustre, CephFS) are still asked per file. */
+typedef struct {
+    uint64_t dev, mnt_id;
+    unsigned long magic;
+    ferry_fs_info info;
+} mount_facts;
+enum { MOUNTS_KEPT = 8 };
+static mount_facts mounts[MOUNTS_KEPT];
+static int nmounts, next_mount;
+static pthread_mutex_t mounts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int mount_key(const char *at, uint64_t *dev, uint64_t *mnt_id)
 {
-    memset(out, 0, sizeof *out);
-    char dir[PATH_MAX], real[PATH_MAX];
-    const char *at = path;
-    struct statfs sf;
-    int rc = statfs(path, &sf);
-    if (rc < 0 && ferry_path_dir(path, dir, sizeof dir) == 0) {
-        at = dir;
-        rc = statfs(dir, &sf);
-    }
-    unsigned long magic = rc == 0 ? (unsigned long)sf.f_type : 0;
-    char type[64] = "", mnt[PATH_MAX] = "";
+    struct statx sx;
+    if (statx(AT_FDCWD, at, 0, STATX_INO | STATX_MNT_ID, &sx) != 0)
+        return -1;
+    *dev = ((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor;
+    *mnt_id = (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id : 0;
+    return 0;
+}
+
+static int mount_find(uint64_t dev, uint64_t mnt_id, unsigned long magic, ferry_fs_info *out)
+{
+    int hit = 0;
+    pthread_mutex_lock(&mounts_lock);
+    for (int i = 0; i < nmounts && !hit; i++)
+        if (mounts[i].dev == dev && mounts[i].mnt_id == mnt_id && mounts[i].magic == magic) {
+            *out = mounts[i].info;
+            hit = 1;
+        }
+    pthread_mutex_unlock(&mounts_lock);
+    return hit;
+}
+
+static void mount_keep(uint64_t dev, uint64_t mnt_id, unsigned long magic, const ferry_fs_info *info)
+{
+    pthread_mutex_lock(&mounts_lock);
+    mounts[next_mount] = (mount_facts){dev, mnt_id, magic, *info};
+    next_mount = (next_mount + 1) % MOUNTS_KEPT;
+    if (nmounts < MOUNTS_KEPT)
+        nmounts++;
+    pthread_mutex_unlock(&mounts_lock);
+}
+
+/* The mount's facts from the mount table and the kernel's magic. */
+static void mount_probe(const char *at, unsigned long magic, ferry_fs_info *out)
+{
+    char real[PATH_MAX], type[64] = "", mnt[PATH_MAX] = "";
     char *text = realpath(at, real) ? slurp("/proc/self/mountinfo") : NULL;
     if (text)
         ferry_mountinfo_match(text, real, type, sizeof type, mnt, sizeof mnt);
@@ -304,13 +346,33 @@ int ferry_fs_probe(const char *path, ferry_fs_info *out)
     ferry_fs_classify(type[0] ? type : NULL, magic, out);
     if (type[0] && strlen(mnt) < sizeof out->mount)
         memcpy(out->mount, mnt, strlen(mnt) + 1);
+    if (out->type == FERRY_FS_GLUSTER && mnt[0])
+        stripe_gluster(mnt, out);
+}
+
+int ferry_fs_probe(const char *path, ferry_fs_info *out)
+{
+    memset(out, 0, sizeof *out);
+    char dir[PATH_MAX];
+    const char *at = path;
+    struct statfs sf;
+    int rc = statfs(path, &sf);
+    if (rc < 0 && ferry_path_dir(path, dir, sizeof dir) == 0) {
+        at = dir;
+        rc = statfs(dir, &sf);
+    }
+    int err = rc < 0 ? errno : 0;
+    unsigned long magic = rc == 0 ? (unsigned long)sf.f_type : 0;
+    uint64_t dev = 0, mnt_id = 0;
+    int keyed = rc == 0 && mount_key(at, &dev, &mnt_id) == 0;
+    if (!keyed || !mount_find(dev, mnt_id, magic, out)) {
+        mount_probe(at, magic, out);
+        if (keyed)
+            mount_keep(dev, mnt_id, magic, out);
+    }
     switch (out->type) {
     case FERRY_FS_LUSTRE: stripe_lustre(at, out); break;
     case FERRY_FS_CEPH: stripe_ceph(at, out); break;
-    case FERRY_FS_GLUSTER:
-        if (mnt[0])
-            stripe_gluster(mnt, out);
-        break;
     case FERRY_FS_GPFS:
         if (rc == 0 && sf.f_bsize > 0) {
             out->stripe_unit = (int64_t)sf.f_bsize; /* GPFS stripes whole blocks over its disks */
@@ -331,7 +393,7 @@ int ferry_fs_probe(const char *path, ferry_fs_info *out)
         out->stripe_src = FERRY_STRIPE_DEFAULT;
         snprintf(out->stripe_how, sizeof out->stripe_how, "parallel class default");
     }
-    return rc < 0 ? -errno : 0;
+    return err ? -err : 0;
 }
 
 void ferry_fs_apply_hints(ferry_fs_info *fs, int64_t striping_unit, int striping_factor)
@@ -425,8 +487,15 @@ void ferry_fs_describe(const ferry_fs_info *fs, char *out, size_t cap)
     if (fs->stripe_unit > 0 || fs->stripe_count > 0)
         snprintf(stripe, sizeof stripe, "stripe %lld KiB x %d (%s: %s)", (long long)(fs->stripe_unit >> 10),
                  fs->stripe_count, ferry_stripe_source_name(fs->stripe_src), fs->stripe_how);
-    snprintf(out, cap, "%s (%s, %s; %s; locks %s, caches %s%s, read-modify-write %s)", fs->name,
-             ferry_fs_type_name(fs->type), ferry_fs_class_name(fs->fs_class), stripe,
+    /* the type only where the name and the class do not say it already:
+     * "ext4 (local; ...)", "tmpfs (local; ...)", "fuse.glusterfs (glusterfs, parallel; ...)" */
+    const char *type = ferry_fs_type_name(fs->type), *cls = ferry_fs_class_name(fs->fs_class);
+    char kind[64];
+    if (strcmp(type, fs->name) && strcmp(type, cls))
+        snprintf(kind, sizeof kind, "%s, %s", type, cls);
+    else
+        snprintf(kind, sizeof kind, "%s", cls);
+    snprintf(out, cap, "%s (%s; %s; locks %s, caches %s%s, read-modify-write %s)", fs->name, kind, stripe,
              fs->coherent_locks ? "coherent" : "NOT coherent", fs->coherent_cache ? "coherent" : "NOT coherent",
              fs->cache_from_hint ? " (ferry_cache_coherent hint)" : "", fs->rmw_safe ? "safe" : "UNSAFE");
 }

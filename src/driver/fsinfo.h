@@ -116,7 +116,8 @@ const char *ferry_fs_type_name(ferry_fs_type t);
 const char *ferry_fs_class_name(ferry_fs_class c);
 const char *ferry_stripe_source_name(ferry_stripe_source s);
 const char *ferry_size_refresh_name(ferry_size_refresh r);
-/* One line: "fuse.glusterfs (parallel; stripe 4 MiB x 4 from hint; locks coherent, cache not, rmw unsafe)". */
+/* One line: "fuse.glusterfs (glusterfs, parallel; stripe 65536 KiB x 4 (default: ...); locks coherent,
+ * caches NOT coherent, read-modify-write UNSAFE)", "ext4 (local; not striped; ...)". */
 void ferry_fs_describe(const ferry_fs_info *fs, char *out, size_t cap);
 /* What ferry does at sync, open and close so that other clients' writes
  * show here, in a few words ("drops cached pages, lists the directory for

@@ -132,5 +132,50 @@ int main(int argc, char **argv)
     MPI_File_close(&w);
     MPI_Comm_free(&half);
     MPI_Comm_free(&dup);
+
+    /* A slot another file moved with seek_shared starts the next file at 0
+     * (with MPI_MODE_APPEND, t_manage: at the end). */
+    char apath[512];
+    t_path(apath, sizeof apath, "pool_seek.dat");
+    if (t_rank == 0)
+        unlink(apath);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File a;
+    int rc = MPI_File_open(MPI_COMM_WORLD, apath, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &a);
+    EXPECT(rc == MPI_SUCCESS, "open %s: %s", apath, t_class_name(rc));
+    MPI_File_seek_shared(a, 7 * REC, MPI_SEEK_SET);
+    MPI_Offset pa = position(a);
+    MPI_File_close(&a);
+    rc = MPI_File_open(MPI_COMM_WORLD, apath, MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &a);
+    EXPECT(rc == MPI_SUCCESS, "reopen %s: %s", apath, t_class_name(rc));
+    MPI_Offset pb = position(a);
+    MPI_File_close(&a);
+    EXPECT(pa == 7 * REC && pb == 0, "seek_shared to %d: at %lld, reopened at %lld", 7 * REC, (long long)pa,
+           (long long)pb);
+    t_report("seek then reopen: %lld %lld", (long long)pa, (long long)pb);
+
+    /* A communicator freed while a file opened on it stays open, and many
+     * communicators made, used for one file and freed in turn. */
+    MPI_Comm tmp;
+    MPI_Comm_dup(MPI_COMM_WORLD, &tmp);
+    MPI_File t = open_fresh(tmp, "pool_freed_comm.dat", 0);
+    MPI_Comm_free(&tmp);
+    put_records(t, 2);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Offset pt = position(t);
+    rc = MPI_File_close(&t);
+    EXPECT(rc == MPI_SUCCESS && pt == (MPI_Offset)t_size * 2 * REC,
+           "file on a freed communicator: close %s, position %lld", t_class_name(rc), (long long)pt);
+    int failed = 0;
+    for (int i = 0; i < 300 && !failed; i++) {
+        MPI_Comm c;
+        MPI_Comm_split(MPI_COMM_WORLD, 0, t_size - t_rank, &c);
+        MPI_File x = open_fresh(c, "pool_comm_cycle.dat", 0);
+        failed = x == MPI_FILE_NULL || MPI_File_close(&x) != MPI_SUCCESS;
+        MPI_Comm_free(&c);
+    }
+    EXPECT(!failed, "an open or close on a communicator of its own failed");
+    t_report("freed communicator position=%lld, 300 communicator cycles %s", (long long)pt,
+             failed ? "FAILED" : "ok");
     return t_finish("t_shared_pool");
 }

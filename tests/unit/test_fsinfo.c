@@ -3,6 +3,8 @@
 #include "unit/check.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 static const char *MOUNTINFO =
     "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
@@ -128,6 +130,31 @@ int main(void)
     char d[256];
     ferry_fs_describe(&fs, d, sizeof d);
     printf("/tmp: %s\n", d);
+    /* the description names the type only where the name and the class do
+     * not say it ("ext4 (local, local; ..." before) */
+    ferry_fs_info k = classify("ext4", 0);
+    ferry_fs_describe(&k, d, sizeof d);
+    CHECK_MSG(!strncmp(d, "ext4 (local; not striped;", 25), "%s", d);
+    k = classify("tmpfs", 0);
+    ferry_fs_describe(&k, d, sizeof d);
+    CHECK_MSG(!strncmp(d, "tmpfs (local; ", 14), "%s", d);
+    k = classify("fuse.glusterfs", 0);
+    ferry_fs_describe(&k, d, sizeof d);
+    CHECK_MSG(!strncmp(d, "fuse.glusterfs (glusterfs, parallel; ", 37), "%s", d);
+    k = classify("nfs4", 0);
+    ferry_fs_describe(&k, d, sizeof d);
+    CHECK_MSG(!strncmp(d, "nfs4 (nfs, network; ", 20), "%s", d);
+    /* the mount's facts are kept per mount: a second probe answers the
+     * same, and another mount (memory, where there is one) its own */
+    ferry_fs_info again, shm;
+    CHECK(ferry_fs_probe("/tmp", &fs) == 0 && ferry_fs_probe("/tmp", &again) == 0);
+    CHECK(!memcmp(&fs, &again, sizeof fs));
+    struct stat st_tmp, st_shm;
+    if (stat("/dev/shm", &st_shm) == 0 && stat("/tmp", &st_tmp) == 0 && st_shm.st_dev != st_tmp.st_dev) {
+        CHECK(ferry_fs_probe("/dev/shm", &shm) == 0);
+        CHECK(shm.type == FERRY_FS_TMPFS && strcmp(shm.name, fs.name) != 0);
+        CHECK(ferry_fs_probe("/tmp", &again) == 0 && !memcmp(&fs, &again, sizeof fs));
+    }
     const char *pfs = getenv("FERRY_PFS_SHARD");
     if (pfs) {
         CHECK(ferry_fs_probe(pfs, &fs) == 0);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/env_names.h"
 #include "core/hints.h"
 #include "unit/check.h"
 
@@ -75,6 +76,10 @@ static void test_keys(void)
     CHECK(set1("cb_buffer_size", "2g").cb_buffer_size == 2 * GiB);
     CHECK(set1("cb_buffer_size", "2G").cb_buffer_size == 2 * GiB);
     CHECK(set1("cb_buffer_size", "2GiB").cb_buffer_size == 2 * GiB);
+    /* the one size parser (util/size.c): MB is MiB, decimals to the byte */
+    CHECK(set1("cb_buffer_size", "8MB").cb_buffer_size == 8 * MiB);
+    CHECK(set1("cb_buffer_size", "1.5m").cb_buffer_size == 3 * MiB / 2);
+    CHECK(set1("ferry_ds_threshold", "0.5k").ds_threshold == 512);
     CHECK(set1("cb_buffer_size", " 4m ").cb_buffer_size == 4 * MiB);
     CHECK(set1("cb_buffer_size", "1024g").cb_buffer_size == 1024 * GiB); /* 1 TiB: the cap */
     CHECK(set1("cb_nodes", "4").cb_nodes == 4);
@@ -181,7 +186,7 @@ static void test_invalid(void)
         bad(k, "-4m");
         bad(k, "0");                      /* zero: meaningless */
         bad(k, "0k");
-        bad(k, "2TiB");                   /* unknown suffix */
+        bad(k, "2TiB");                   /* > 1 TiB */
         bad(k, "1025g");                  /* > 1 TiB */
         bad(k, "1099511627777");          /* 1 TiB + 1 */
         bad(k, "100000000000000000000");  /* 10^20: strtoll overflow */
@@ -189,7 +194,8 @@ static void test_invalid(void)
         bad(k, "9223372036854775807k");   /* overflow in the multiplication */
         bad(k, "17179869184g");           /* 2^34 GiB: overflow in the multiplication */
         bad(k, "16q");                    /* unknown suffix */
-        bad(k, "1.5m");
+        bad(k, "0.3k");                   /* a fraction of a byte */
+        bad(k, "1.5");
         bad(k, "0x10");
         bad(k, "+5");
         bad(k, "");
@@ -729,6 +735,34 @@ static void test_random(void)
     }
 }
 
+/* Warnings carry no "ferry: " of their own (the printer adds "ferry:
+ * warning: FILE: "); a key or a variable one or two edits from a known one
+ * gets "did you mean". */
+static void test_messages(void)
+{
+    ferry_hints h;
+    ferry_hint_warnings w = {0};
+    ferry_hints_defaults(&h);
+    ferry_hints_apply_patterns(&h, "*:cb_buffer_size=16q:cb_ndoes=2:ferry_write_stratgy=local:romio_cb_pfr=enable",
+                               "x", &w);
+    CHECK_MSG(w.n == 3, "%d warnings", w.n);
+    for (int i = 0; i < w.n; i++)
+        CHECK_MSG(strncmp(w.msg[i], "ferry:", 6) != 0, "prefixed: %s", w.msg[i]);
+    CHECK_STR(w.msg[0], "FERRY_HINTS: hint cb_buffer_size=\"16q\" ignored: unknown unit 'q' (k, m, g or t, alone "
+                        "or with B or iB; all powers of 1024)");
+    CHECK_STR(w.msg[1], "FERRY_HINTS: unknown hint \"cb_ndoes\" ignored; did you mean cb_nodes?");
+    CHECK_STR(w.msg[2], "FERRY_HINTS: unknown hint \"ferry_write_stratgy\" ignored; did you mean "
+                        "ferry_write_strategy?");
+    char *env[] = {"FERRY_STAT=1", "FERRY_HINTS=*:cb_nodes=2", "FERRY_HINT_FILE=/x", "FERRY_TEST_TMP=/tmp",
+                   "FERRY_TIMERS=1", "PATH=/bin", "FERRY_DECOUPLE_CHUNKS=1m", NULL};
+    char text[1024];
+    CHECK(ferry_env_misspelt(env, text, sizeof text) == 3);
+    CHECK_STR(text, "ferry: warning: FERRY_STAT is not a variable ferry reads; did you mean FERRY_STATS?\n"
+                    "ferry: warning: FERRY_HINT_FILE is not a variable ferry reads; did you mean FERRY_HINTS_FILE?\n"
+                    "ferry: warning: FERRY_DECOUPLE_CHUNKS is not a variable ferry reads; did you mean "
+                    "FERRY_DECOUPLE_CHUNK?\n");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -745,6 +779,7 @@ int main(int argc, char **argv)
     test_digest();
     test_json();
     test_random();
+    test_messages();
     MPI_Finalize();
     if (check_failures)
         fprintf(stderr, "test_hints: %d checks failed\n", check_failures);

@@ -11,6 +11,7 @@
 #ifndef FERRY_BENCH_H
 #define FERRY_BENCH_H
 
+#include <jansson.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,15 +86,13 @@ struct fb_ctx {
     const char *ferry;          /* ferry_version() when ferry is loaded, else NULL */
     char stats_path[4096];      /* FERRY_STATS_JSON in effect ("" when ferry is absent) */
     int stats_own;              /* stats_path is ours (not the caller's): removed at exit */
-    char *rec_w, *rec_r;        /* ferry's records for the write and read files */
+    json_t *rec_w, *rec_r;      /* ferry's records for the write and read files */
     char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
 };
 
 /* opts.c */
-int fb_parse_size(const char *s, int64_t *out);
 int fb_parse_args(fb_ctx *c, const fb_opt *pat_opts, int argc, char **argv);
 void fb_usage(FILE *f, const fb_pattern *const *pats, int npats);
-void fb_format_size(char *buf, size_t n, double bytes);
 
 /* timing.c: fb_phase_begin synchronises (barrier) then starts the clock;
  * fb_phase_end adds this rank's elapsed time; fb_times_reduce takes the
@@ -119,8 +118,6 @@ typedef struct {
     size_t len, cap;
 } fb_str;
 void fb_str_add(fb_str *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void fb_str_json(fb_str *b, const char *s); /* a quoted, escaped JSON string */
-void fb_config_json(fb_str *b, const fb_ctx *c, const fb_opt *opts);
 void fb_config_text(fb_str *b, const fb_opt *opts);
 void fb_report(fb_ctx *c, int rep); /* rank 0: the human lines or the JSON record */
 
@@ -141,6 +138,7 @@ void fb_check_count(fb_ctx *c, const MPI_Status *st, MPI_Datatype t, int64_t wan
 void *fb_alloc(fb_ctx *c, size_t n);
 
 /* the patterns */
-extern const fb_pattern fb_pat_ior, fb_pat_hacc, fb_pat_tile, fb_pat_btio, fb_pat_flash, fb_pat_decouple;
+extern const fb_pattern fb_pat_ior, fb_pat_hacc, fb_pat_tile, fb_pat_btio, fb_pat_flash, fb_pat_open,
+    fb_pat_decouple;
 
 #endif

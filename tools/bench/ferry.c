@@ -71,25 +71,31 @@ void fb_ferry_capture(fb_ctx *c, const char *file, int is_write)
     if (!text)
         return;
     text[n] = '\0';
-    fb_str needle = {0};
-    fb_str_add(&needle, "\"file\":");
-    fb_str_json(&needle, file);
-    char *best = NULL, *last = NULL;
+    json_t *best = NULL, *last = NULL;
     for (char *line = text, *nl; *line; line = nl + 1) {
         nl = strchr(line, '\n');
         if (!nl)
             break; /* an incomplete last line is not a record yet */
         *nl = '\0';
-        if (line[0] == '{') {
-            last = line;
-            if (strstr(line, needle.s))
-                best = line;
+        json_t *rec = line[0] == '{' ? json_loads(line, 0, NULL) : NULL;
+        if (!json_is_object(rec)) {
+            json_decref(rec);
+            continue;
         }
+        const char *name = json_string_value(json_object_get(rec, "file"));
+        if (name && !strcmp(name, file)) {
+            json_decref(best);
+            best = json_incref(rec);
+        }
+        json_decref(last);
+        last = rec;
     }
-    char **slot = is_write ? &c->rec_w : &c->rec_r;
-    free(*slot);
-    *slot = best ? strdup(best) : last ? strdup(last) : NULL;
-    free(needle.s);
+    json_t **slot = is_write ? &c->rec_w : &c->rec_r;
+    json_decref(*slot);
+    /* the file's own record, else the last one; each holds its reference */
+    *slot = best ? best : last;
+    if (best)
+        json_decref(last);
     free(text);
 }
 
@@ -98,7 +104,7 @@ void fb_ferry_capture(fb_ctx *c, const char *file, int is_write)
 void fb_ferry_cleanup(fb_ctx *c)
 {
     remove_own();
-    free(c->rec_w);
-    free(c->rec_r);
+    json_decref(c->rec_w);
+    json_decref(c->rec_r);
     c->rec_w = c->rec_r = NULL;
 }

@@ -5,6 +5,11 @@
  */
 #include "bench.h"
 
+#include "util/plural.h"
+#include "util/size.h"
+
+#include <jansson.h>
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,28 +38,6 @@ void fb_str_add(fb_str *b, const char *fmt, ...)
     }
 }
 
-void fb_str_json(fb_str *b, const char *s)
-{
-    if (!s) {
-        fb_str_add(b, "null");
-        return;
-    }
-    fb_str_add(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fb_str_add(b, "\\%c", *p);
-        else if (*p == '\n')
-            fb_str_add(b, "\\n");
-        else if (*p == '\t')
-            fb_str_add(b, "\\t");
-        else if (*p < 0x20)
-            fb_str_add(b, "\\u%04x", *p);
-        else
-            fb_str_add(b, "%c", *p);
-    }
-    fb_str_add(b, "\"");
-}
-
 /* Options appear once per key (aliases such as -k/--keep share a key). */
 static int seen_before(const fb_opt *opts, const fb_opt *o)
 {
@@ -64,23 +47,27 @@ static int seen_before(const fb_opt *opts, const fb_opt *o)
     return 0;
 }
 
-void fb_config_json(fb_str *b, const fb_ctx *c, const fb_opt *opts)
+static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+
+/* Every option of the pattern by its key, with its value. */
+static json_t *config_json(const fb_ctx *c, const fb_opt *opts)
 {
-    fb_str_add(b, "{\"file\":");
-    fb_str_json(b, c->path);
-    for (const fb_opt *o = opts; o && o->flag; o++) {
-        if (seen_before(opts, o))
+    json_t *o = json_object();
+    json_object_set_new(o, "file", str_or_null(c->path));
+    for (const fb_opt *p = opts; p && p->flag; p++) {
+        if (seen_before(opts, p))
             continue;
-        fb_str_add(b, ",\"%s\":", o->key);
-        switch (o->kind) {
-        case FB_FLAG: fb_str_add(b, *(int *)o->ptr ? "true" : "false"); break;
-        case FB_INT: fb_str_add(b, "%d", *(int *)o->ptr); break;
-        case FB_SIZE: fb_str_add(b, "%lld", (long long)*(int64_t *)o->ptr); break;
-        case FB_STR: fb_str_json(b, *(const char **)o->ptr); break;
-        case FB_CHOICE: fb_str_json(b, o->choices[*(int *)o->ptr]); break;
+        json_t *v = NULL;
+        switch (p->kind) {
+        case FB_FLAG: v = json_boolean(*(int *)p->ptr); break;
+        case FB_INT: v = json_integer(*(int *)p->ptr); break;
+        case FB_SIZE: v = json_integer(*(int64_t *)p->ptr); break;
+        case FB_STR: v = str_or_null(*(const char **)p->ptr); break;
+        case FB_CHOICE: v = json_string(p->choices[*(int *)p->ptr]); break;
         }
+        json_object_set_new(o, p->key, v ? v : json_null());
     }
-    fb_str_add(b, "}");
+    return o;
 }
 
 void fb_config_text(fb_str *b, const fb_opt *opts)
@@ -96,7 +83,7 @@ void fb_config_text(fb_str *b, const fb_opt *opts)
             break;
         case FB_INT: fb_str_add(b, " %s=%d", o->key, *(int *)o->ptr); break;
         case FB_SIZE:
-            fb_format_size(sz, sizeof sz, (double)*(int64_t *)o->ptr);
+            ferry_size_human((double)*(int64_t *)o->ptr, sz, sizeof sz);
             fb_str_add(b, " %s=%s", o->key, sz);
             break;
         case FB_STR:
@@ -109,83 +96,75 @@ void fb_config_text(fb_str *b, const fb_opt *opts)
 }
 
 /* The strategy ferry recorded for one kind of call, e.g. "coll_write". */
-static void ferry_choice(fb_str *b, const char *rec, const char *kind)
+static void ferry_choice(fb_str *b, const json_t *rec, const char *kind)
 {
-    char key[64];
-    snprintf(key, sizeof key, "\"%s\":{\"strategy\":\"", kind);
-    const char *p = rec ? strstr(rec, key) : NULL;
-    if (!p)
-        return;
-    p += strlen(key);
-    const char *q = strchr(p, '"');
-    if (q && (q - p != 4 || strncmp(p, "none", 4)))
-        fb_str_add(b, " %s=%.*s", kind, (int)(q - p), p);
+    const char *st = json_string_value(json_object_get(json_object_get(json_object_get(rec, "strategies"), kind),
+                                                       "strategy"));
+    if (st && strcmp(st, "none"))
+        fb_str_add(b, " %s=%s", kind, st);
 }
 
-static void json_phase(fb_str *b, const char *name, const double *t, int did)
+static json_t *phase_json(const double *t, int did)
 {
     if (!did)
-        fb_str_add(b, "\"%s\":null", name);
-    else
-        fb_str_add(b, "\"%s\":{\"open\":%.9g,\"io\":%.9g,\"close\":%.9g}", name, t[0], t[1], t[2]);
+        return json_null();
+    return json_pack("{s:f,s:f,s:f}", "open", t[0], "io", t[1], "close", t[2]);
 }
 
-static void json_bw(fb_str *b, const char *name, int did, int64_t bytes, double secs)
+static json_t *rate(int did, int64_t bytes, double secs)
 {
-    if (did && secs > 0)
-        fb_str_add(b, "\"%s\":%.6g", name, (double)bytes / secs);
-    else
-        fb_str_add(b, "\"%s\":null", name);
+    return did && secs > 0 ? json_real((double)bytes / secs) : json_null();
 }
 
+static json_t *record_or_null(const json_t *r) { return r ? json_deep_copy(r) : json_null(); }
+
+/* One line: the JSON library writes it (numbers to 9 digits). */
 static void report_json(fb_ctx *c, int rep)
 {
     const double *t = c->t_max;
-    fb_str b = {0};
-    fb_str_add(&b, "{\"tool\":\"ferry-bench\",\"schema\":1,\"pattern\":\"%s\",\"label\":", c->pat->name);
-    fb_str_json(&b, c->label);
-    fb_str_add(&b, ",\"ranks\":%d,\"mpi\":", c->size);
-    fb_str_json(&b, c->mpi_version);
-    fb_str_add(&b, ",\"ferry\":");
-    fb_str_json(&b, c->ferry);
-    fb_str_add(&b, ",\"rep\":%d,\"reps\":%d,\"config\":", rep, c->reps);
-    fb_config_json(&b, c, c->pat->opts);
-    fb_str_add(&b, ",\"bytes\":{\"write\":%lld,\"read\":%lld}", (long long)(c->did_write ? c->bytes_w : 0),
-               (long long)(c->did_read ? c->bytes_r : 0));
-    fb_str_add(&b, ",\"time\":{\"open\":%.9g,\"write\":%.9g,\"read\":%.9g,\"close\":%.9g}", t[FB_OPEN_W] + t[FB_OPEN_R],
-               t[FB_WRITE], t[FB_READ], t[FB_CLOSE_W] + t[FB_CLOSE_R]);
-    fb_str_add(&b, ",\"phases\":{");
-    json_phase(&b, "write", t + FB_OPEN_W, c->did_write);
-    fb_str_add(&b, ",");
-    json_phase(&b, "read", t + FB_OPEN_R, c->did_read);
-    fb_str_add(&b, "},\"bandwidth\":{");
-    json_bw(&b, "write", c->did_write, c->bytes_w, t[FB_OPEN_W] + t[FB_WRITE] + t[FB_CLOSE_W]);
-    fb_str_add(&b, ",");
-    json_bw(&b, "read", c->did_read, c->bytes_r, t[FB_OPEN_R] + t[FB_READ] + t[FB_CLOSE_R]);
-    fb_str_add(&b, "},\"io_bandwidth\":{");
-    json_bw(&b, "write", c->did_write, c->bytes_w, t[FB_WRITE]);
-    fb_str_add(&b, ",");
-    json_bw(&b, "read", c->did_read, c->bytes_r, t[FB_READ]);
-    fb_str_add(&b,
-               "},\"verify\":{\"ok\":%s,\"bytes_checked\":%lld,\"bad_bytes\":%lld,\"file_bytes_checked\":%lld,"
-               "\"file_bad_bytes\":%lld}",
-               c->v.bad || c->vf.bad ? "false" : "true", (long long)c->v.checked, (long long)c->v.bad,
-               (long long)c->vf.checked, (long long)c->vf.bad);
-    if (c->ferry)
-        fb_str_add(&b, ",\"ferry_stats\":{\"write\":%s,\"read\":%s}", c->rec_w ? c->rec_w : "null",
-                   c->rec_r ? c->rec_r : "null");
-    else
-        fb_str_add(&b, ",\"ferry_stats\":null");
-    fb_str_add(&b, "}\n");
-    fwrite(b.s, 1, b.len, stdout);
+    json_t *o = json_object();
+    json_object_set_new(o, "tool", json_string("ferry-bench"));
+    json_object_set_new(o, "schema", json_integer(1));
+    json_object_set_new(o, "pattern", json_string(c->pat->name));
+    json_object_set_new(o, "label", str_or_null(c->label));
+    json_object_set_new(o, "ranks", json_integer(c->size));
+    json_object_set_new(o, "mpi", json_string(c->mpi_version));
+    json_object_set_new(o, "ferry", str_or_null(c->ferry));
+    json_object_set_new(o, "rep", json_integer(rep));
+    json_object_set_new(o, "reps", json_integer(c->reps));
+    json_object_set_new(o, "config", config_json(c, c->pat->opts));
+    json_object_set_new(o, "bytes", json_pack("{s:I,s:I}", "write", (json_int_t)(c->did_write ? c->bytes_w : 0),
+                                              "read", (json_int_t)(c->did_read ? c->bytes_r : 0)));
+    json_object_set_new(o, "time", json_pack("{s:f,s:f,s:f,s:f}", "open", t[FB_OPEN_W] + t[FB_OPEN_R], "write",
+                                             t[FB_WRITE], "read", t[FB_READ], "close", t[FB_CLOSE_W] + t[FB_CLOSE_R]));
+    json_object_set_new(o, "phases", json_pack("{s:o,s:o}", "write", phase_json(t + FB_OPEN_W, c->did_write), "read",
+                                               phase_json(t + FB_OPEN_R, c->did_read)));
+    json_object_set_new(o, "bandwidth",
+                        json_pack("{s:o,s:o}", "write",
+                                  rate(c->did_write, c->bytes_w, t[FB_OPEN_W] + t[FB_WRITE] + t[FB_CLOSE_W]), "read",
+                                  rate(c->did_read, c->bytes_r, t[FB_OPEN_R] + t[FB_READ] + t[FB_CLOSE_R])));
+    json_object_set_new(o, "io_bandwidth", json_pack("{s:o,s:o}", "write", rate(c->did_write, c->bytes_w, t[FB_WRITE]),
+                                                     "read", rate(c->did_read, c->bytes_r, t[FB_READ])));
+    json_object_set_new(o, "verify",
+                        json_pack("{s:b,s:I,s:I,s:I,s:I}", "ok", !(c->v.bad || c->vf.bad), "bytes_checked",
+                                  (json_int_t)c->v.checked, "bad_bytes", (json_int_t)c->v.bad, "file_bytes_checked",
+                                  (json_int_t)c->vf.checked, "file_bad_bytes", (json_int_t)c->vf.bad));
+    json_object_set_new(o, "ferry_stats",
+                        c->ferry ? json_pack("{s:o,s:o}", "write", record_or_null(c->rec_w), "read",
+                                             record_or_null(c->rec_r))
+                                 : json_null());
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+    if (text)
+        printf("%s\n", text);
     fflush(stdout);
-    free(b.s);
+    free(text);
+    json_decref(o);
 }
 
 static void text_line(fb_ctx *c, int rep, const char *name, const double *t, int64_t bytes)
 {
     char sz[32];
-    fb_format_size(sz, sizeof sz, (double)bytes);
+    ferry_size_human((double)bytes, sz, sizeof sz);
     double all = t[0] + t[1] + t[2];
     printf("  %3d  %-5s  %10s  %9.5f  %9.5f  %9.5f  %10.2f  %10.2f\n", rep, name, sz, t[0], t[1], t[2],
            all > 0 ? (double)bytes / all / 1048576.0 : 0.0, t[1] > 0 ? (double)bytes / t[1] / 1048576.0 : 0.0);
@@ -197,7 +176,8 @@ static void report_text(fb_ctx *c, int rep)
     if (rep == 0) {
         fb_str b = {0};
         fb_config_text(&b, c->pat->opts);
-        printf("ferry-bench %s: %d ranks, %s, %s%s\n  config:%s file=%s\n", c->pat->name, c->size, c->mpi_version,
+        printf("ferry-bench %s: %d rank%s, %s, %s%s\n  config:%s file=%s\n", c->pat->name, c->size, ferry_s(c->size),
+               c->mpi_version,
                c->ferry ? "through " : "native MPI-IO (ferry not loaded)", c->ferry ? c->ferry : "", b.s ? b.s : "",
                c->path);
         printf("  %3s  %-5s  %10s  %9s  %9s  %9s  %10s  %10s\n", "rep", "phase", "bytes", "open s", "io s", "close s",
@@ -209,7 +189,7 @@ static void report_text(fb_ctx *c, int rep)
     if (c->did_read)
         text_line(c, rep, "read", c->t_max + FB_OPEN_R, c->bytes_r);
     char sz[32];
-    fb_format_size(sz, sizeof sz, (double)c->v.checked);
+    ferry_size_human((double)c->v.checked, sz, sizeof sz);
     fb_str f = {0};
     if (c->ferry) {
         ferry_choice(&f, c->rec_w, "coll_write");
@@ -218,7 +198,7 @@ static void report_text(fb_ctx *c, int rep)
         ferry_choice(&f, c->rec_r, "ind_read");
     }
     char fsz[32];
-    fb_format_size(fsz, sizeof fsz, (double)c->vf.checked);
+    ferry_size_human((double)c->vf.checked, fsz, sizeof fsz);
     if (c->did_read)
         printf("  %3d  verify %s read back: %s%s%s%s%s%s\n", rep, sz, c->v.bad ? "FAILED" : "OK",
                c->vf.checked || c->vf.bad ? ", file checked with pread: " : "",

@@ -5,13 +5,15 @@
  * pattern; an I/O error aborts the job.
  */
 #include "bench.h"
+#include "ferry.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const fb_pattern *const patterns[] = {
-    &fb_pat_ior, &fb_pat_hacc, &fb_pat_tile, &fb_pat_btio, &fb_pat_flash, &fb_pat_decouple,
+    &fb_pat_ior, &fb_pat_hacc, &fb_pat_tile, &fb_pat_btio, &fb_pat_flash, &fb_pat_open, &fb_pat_decouple,
 };
 #define NPATTERNS ((int)(sizeof patterns / sizeof patterns[0]))
 
@@ -92,7 +94,7 @@ static int run_segment(fb_ctx *c, int argc, char **argv)
             c->pat = patterns[i];
     if (!c->pat) {
         if (c->rank == 0)
-            fprintf(stderr, "ferry-bench: unknown pattern '%s' (ior, hacc, tile, btio, flash, decouple; see --help)\n",
+            fprintf(stderr, "ferry-bench: unknown pattern '%s' (ior, hacc, tile, btio, flash, open, decouple; see --help)\n",
                     argv[0]);
         return 2;
     }
@@ -131,14 +133,38 @@ static int run_segment(fb_ctx *c, int argc, char **argv)
     return status;
 }
 
+/* The options before the first pattern: --help and --version. */
+static int top_options(int argc, char **argv, int *help)
+{
+    static const struct option longs[] = {{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {0}};
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "+h", longs, NULL)) != -1) {
+        if (ch == 'h') {
+            *help = 1;
+        } else if (ch == 'V') {
+            printf("ferry-bench, %s\n", ferry_version());
+            return 0;
+        } else {
+            fprintf(stderr, "ferry-bench: unknown option '%s' before the pattern (see --help)\n", argv[optind - 1]);
+            return 2;
+        }
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     static fb_ctx ctx; /* static: large, and zeroed */
     fb_ctx *c = &ctx;
+    int help = 0, done = top_options(argc, argv, &help);
+    if (done >= 0)
+        return done; /* --version or a bad option: no MPI needed */
+    int first = optind;
     /* ferry's statistics cost a reduction at every close: collect them only
      * when a --json record will carry them, so plain runs time plain ferry */
     int records = 0, overlap = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = first; i < argc; i++) {
         records |= !strcmp(argv[i], "--json");
         overlap |= !strncmp(argv[i], "--overlap-ms", 12);
     }
@@ -154,15 +180,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
     mpi_version(c);
 
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    if (help || first >= argc) {
         if (c->rank == 0)
-            fb_usage(argc < 2 ? stderr : stdout, patterns, NPATTERNS);
-        return finish(c, argc < 2 ? 2 : 0);
+            fb_usage(help ? stdout : stderr, patterns, NPATTERNS);
+        return finish(c, help ? 0 : 2);
     }
     /* PATTERN [options] [--then PATTERN [options]]...: several patterns in
      * one job, so a suite pays MPI start-up once; the first failure stops it. */
     int status = 0;
-    for (int i = 1; i < argc && status == 0;) {
+    for (int i = first; i < argc && status == 0;) {
         int j = i;
         while (j < argc && strcmp(argv[j], "--then"))
             j++;

@@ -5,65 +5,19 @@
  */
 #include "bench.h"
 
-#include <ctype.h>
+#include "util/size.h"
+
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-/* Sizes: a decimal integer with an optional k/m/g suffix (powers of 2), also
- * written KiB/MiB/GiB or KB/MB/GB, as IOR users type them. */
-int fb_parse_size(const char *s, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (!s || !isdigit((unsigned char)*s))
-        return -1;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno)
-        return -1;
-    int shift = 0;
-    switch (tolower((unsigned char)*end)) {
-    case '\0': break;
-    case 'k': shift = 10; end++; break;
-    case 'm': shift = 20; end++; break;
-    case 'g': shift = 30; end++; break;
-    default: return -1;
-    }
-    if (shift && (!strcasecmp(end, "ib") || !strcasecmp(end, "b")))
-        end += strlen(end);
-    if (*end || v > (1ULL << 50) >> shift)
-        return -1;
-    *out = (int64_t)(v << shift);
-    return 0;
-}
-
-void fb_format_size(char *buf, size_t n, double bytes)
-{
-    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (bytes >= 1024 && u < 4) {
-        bytes /= 1024;
-        u++;
-    }
-    if (u == 0 || bytes == (double)(int64_t)bytes)
-        snprintf(buf, n, "%.0f %s", bytes, unit[u]);
-    else
-        snprintf(buf, n, "%.1f %s", bytes, unit[u]);
-}
-
-static const fb_opt *find(const fb_opt *t, const char *flag, size_t len)
-{
-    for (; t && t->flag; t++)
-        if (strlen(t->flag) == len && !strncmp(t->flag, flag, len))
-            return t;
-    return NULL;
-}
-
-static int set_value(const fb_opt *o, const char *val)
+static int set_value(const fb_opt *o, const char *val, char *why, size_t whylen)
 {
     switch (o->kind) {
     case FB_SIZE:
-        return fb_parse_size(val, (int64_t *)o->ptr);
+        return ferry_size_parse(val, (int64_t *)o->ptr, why, whylen);
     case FB_INT: {
         char *end;
         errno = 0;
@@ -76,13 +30,17 @@ static int set_value(const fb_opt *o, const char *val)
     case FB_STR:
         *(const char **)o->ptr = val;
         return 0;
-    case FB_CHOICE:
-        for (int i = 0; o->choices[i]; i++)
+    case FB_CHOICE: {
+        size_t n = 0;
+        for (int i = 0; o->choices[i]; i++) {
             if (!strcasecmp(o->choices[i], val)) {
                 *(int *)o->ptr = i;
                 return 0;
             }
+            n += (size_t)snprintf(why + n, n < whylen ? whylen - n : 0, "%s%s", i ? ", " : "one of ", o->choices[i]);
+        }
         return -1;
+    }
     case FB_FLAG:
         break;
     }
@@ -109,42 +67,74 @@ static void common_opts(fb_ctx *c, fb_opt *t)
 }
 #define FB_NCOMMON 10
 
+/* getopt_long over the common table and the pattern's: short flags ("-t")
+ * make the option string, long ones ("--mode") the option array, and each
+ * answer leads back to its table entry. */
 int fb_parse_args(fb_ctx *c, const fb_opt *pat_opts, int argc, char **argv)
 {
     fb_opt common[FB_NCOMMON];
     common_opts(c, common);
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *eq = NULL, *val = NULL;
-        size_t len = strlen(a);
-        if (!strncmp(a, "--", 2) && (eq = strchr(a, '=')) != NULL)
-            len = (size_t)(eq - a);
-        const fb_opt *o = find(common, a, len);
-        if (!o)
-            o = find(pat_opts, a, len);
-        if (!o) {
-            if (c->rank == 0)
-                fprintf(stderr, "ferry-bench %s: unknown option '%s' (see --help)\n", c->pat->name, a);
-            return -1;
+    const fb_opt *all[64];
+    int n = 0;
+    for (const fb_opt *t = common; t->flag && n < 64; t++)
+        all[n++] = t;
+    for (const fb_opt *t = pat_opts; t && t->flag && n < 64; t++)
+        all[n++] = t;
+    char shorts[3 * 64 + 3] = "+:";
+    struct option longs[65];
+    int ns = 2, nl = 0;
+    for (int i = 0; i < n; i++) {
+        int arg = all[i]->kind != FB_FLAG;
+        if (all[i]->flag[1] != '-') {
+            shorts[ns++] = all[i]->flag[1];
+            if (arg)
+                shorts[ns++] = ':';
+        } else {
+            longs[nl++] = (struct option){all[i]->flag + 2, arg ? required_argument : no_argument, NULL, 256 + i};
         }
-        if (o->kind == FB_FLAG) {
-            if (eq) {
-                if (c->rank == 0)
-                    fprintf(stderr, "ferry-bench %s: %.*s takes no value\n", c->pat->name, (int)len, a);
-                return -1;
-            }
+    }
+    shorts[ns] = '\0';
+    longs[nl] = (struct option){0};
+    /* getopt wants the program name first */
+    char **args = malloc(((size_t)argc + 2) * sizeof *args);
+    if (!args)
+        return -1;
+    args[0] = "ferry-bench";
+    memcpy(args + 1, argv, (size_t)argc * sizeof *args);
+    args[argc + 1] = NULL;
+    const char *pat = c->pat->name;
+    char msg[512] = "";
+    int ch;
+    optind = 0; /* glibc: start afresh (a --then segment parses again) */
+    opterr = 0;
+    while (!msg[0] && (ch = getopt_long(argc + 1, args, shorts, longs, NULL)) != -1) {
+        const fb_opt *o = NULL;
+        if (ch >= 256)
+            o = all[ch - 256];
+        for (int i = 0; i < n && !o && ch != '?' && ch != ':'; i++)
+            if (all[i]->flag[1] == ch && all[i]->flag[2] == '\0')
+                o = all[i];
+        char why[200] = "";
+        const char *bad = args[optind - 1];
+        const char *eq = strchr(bad, '=');
+        if (ch == '?' && eq && !strncmp(bad, "--", 2))
+            snprintf(msg, sizeof msg, "%.*s takes no value", (int)(eq - bad), bad);
+        else if (ch == '?')
+            snprintf(msg, sizeof msg, "unknown option '%s' (see --help)", bad);
+        else if (ch == ':')
+            snprintf(msg, sizeof msg, "%s needs a value", bad);
+        else if (o->kind == FB_FLAG)
             *(int *)o->ptr = 1;
-            continue;
-        }
-        if (eq)
-            val = eq + 1;
-        else if (i + 1 < argc)
-            val = argv[++i];
-        if (!val || set_value(o, val) != 0) {
-            if (c->rank == 0)
-                fprintf(stderr, "ferry-bench %s: bad or missing value for %s%s%s\n", c->pat->name, o->flag,
-                        val ? ": " : "", val ? val : "");
-            return -1;
-        }
+        else if (set_value(o, optarg, why, sizeof why) != 0)
+            snprintf(msg, sizeof msg, "bad value for %s: '%s'%s%s", o->flag, optarg, why[0] ? ": " : "", why);
+    }
+    if (!msg[0] && optind <= argc)
+        snprintf(msg, sizeof msg, "unexpected argument '%s' (see --help)", args[optind]);
+    free(args);
+    if (msg[0]) {
+        if (c->rank == 0)
+            fprintf(stderr, "ferry-bench %s: %s\n", pat, msg);
+        return -1;
     }
     if (c->reps < 1) {
         if (c->rank == 0)
@@ -185,7 +175,10 @@ void fb_usage(FILE *f, const fb_pattern *const *pats, int npats)
                "  Runs an I/O benchmark pattern through MPI-IO, verifies every byte read back\n"
                "  (exit status 1 on a mismatch) and reports open/write/read/close times.\n"
                "  --then runs further patterns in the same job (MPI starts once).\n"
-               "  Sizes take k, m, g suffixes (powers of 2).\n\n  common options (per pattern):\n");
+               "  Sizes: a number of bytes with an optional k, m, g or t, alone or with B or iB,\n"
+               "  all powers of 1024 (64k, 1MB = 1MiB = 1048576, 1.5m).\n"
+               "  --version prints the version; --help (after a pattern) its options.\n\n"
+               "  common options (per pattern):\n");
     print_opts(f, common);
     for (int i = 0; i < npats; i++) {
         fprintf(f, "\n  %s: %s%s\n", pats[i]->name, pats[i]->summary,

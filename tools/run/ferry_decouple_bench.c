@@ -19,7 +19,10 @@
  */
 #define _GNU_SOURCE
 #include <ferry.h>
+#include "util/size.h"
 #include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -53,19 +56,6 @@ static struct {
 
 static int rank, size, ndata;
 static MPI_Comm comm;
-
-static int64_t parse_size(const char *s)
-{
-    char *e;
-    double v = strtod(s, &e);
-    if (*e == 'k' || *e == 'K')
-        v *= 1024;
-    else if (*e == 'm' || *e == 'M')
-        v *= 1024 * 1024;
-    else if (*e == 'g' || *e == 'G')
-        v *= 1024.0 * 1024 * 1024;
-    return (int64_t)v;
-}
 
 static double value_at(int64_t k)
 {
@@ -305,16 +295,90 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void usage(void)
+static void usage(FILE *to)
 {
-    printf("usage: ferry-decouple-bench [-o file] [-s size] [-t call] [-w seconds] [-r reps]\n"
-           "         [--ops sum,histogram,lookup] [--mode both|traditional|decoupled] [--json] [--clean]\n"
-           "  -s  file size (default 2g), doubles; -t  bytes per I/O call (64m)\n"
-           "  -w  compute seconds between calls (0.05); -r  repetitions, median reported (3)\n");
+    fprintf(to, "usage: ferry-decouple-bench [-o file] [-s size] [-t call] [-w seconds] [-r reps]\n"
+                "         [--ops sum,histogram,lookup] [--mode both|traditional|decoupled] [--json] [--clean]\n"
+                "  -s, --size SIZE   file size (default 2g), doubles; -t, --call SIZE  bytes per I/O call (64m)\n"
+                "  -w, --work S      compute seconds between calls (0.05); -r, --reps N  repetitions, median reported (3)\n"
+                "  -o, --file PATH   the data file; --clean removes it at the end\n"
+                "  --version         print the version\n"
+                "  Sizes: k, m, g or t, alone or with B or iB, all powers of 1024 (1.5g, 64MiB).\n");
+}
+
+/* The options, read before MPI_Init (so --version and --help need no MPI);
+ * a bad one is kept in msg for rank 0 to print. Returns 0 to go on, 1 for
+ * --help, 2 for --version. */
+static int parse(int argc, char **argv, char *msg, size_t len)
+{
+    static const struct option longs[] = {
+        {"file", required_argument, NULL, 'o'}, {"size", required_argument, NULL, 's'},
+        {"call", required_argument, NULL, 't'}, {"work", required_argument, NULL, 'w'},
+        {"reps", required_argument, NULL, 'r'}, {"ops", required_argument, NULL, 'O'},
+        {"mode", required_argument, NULL, 'M'}, {"json", no_argument, NULL, 'j'},
+        {"clean", no_argument, NULL, 'c'},      {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},    {0}};
+    opterr = 0;
+    int ch;
+    while (!msg[0] && (ch = getopt_long(argc, argv, ":o:s:t:w:r:h", longs, NULL)) != -1) {
+        const char *word = argv[optind - 1];
+        char why[160] = "", *end = NULL;
+        int64_t v = 0;
+        switch (ch) {
+        case 'o': o.path = optarg; break;
+        case 's':
+        case 't':
+            if (ferry_size_parse(optarg, &v, why, sizeof why) != 0)
+                snprintf(msg, len, "bad value for -%c: '%s': %s", ch, optarg, why);
+            *(ch == 's' ? &o.size : &o.call) = v / 8 * 8;
+            break;
+        case 'w':
+            o.work = strtod(optarg, &end);
+            if (end == optarg || *end || !(o.work >= 0))
+                snprintf(msg, len, "bad value for -w: '%s': seconds, 0 or more", optarg);
+            break;
+        case 'r':
+            o.reps = (int)strtol(optarg, &end, 10);
+            if (end == optarg || *end || o.reps < 1)
+                snprintf(msg, len, "bad value for -r: '%s': a whole number, at least 1", optarg);
+            break;
+        case 'O':
+            for (int k = 0; k < NOPS; k++)
+                o.ops[k] = strstr(optarg, opnames[k]) != NULL || (k == OP_HIST && strstr(optarg, "hist"));
+            break;
+        case 'M':
+            o.modes[M_TRAD] = !strcmp(optarg, "both") || !strncmp(optarg, "trad", 4);
+            o.modes[M_DEC] = !strcmp(optarg, "both") || !strncmp(optarg, "dec", 3);
+            if (!o.modes[M_TRAD] && !o.modes[M_DEC])
+                snprintf(msg, len, "bad value for --mode: '%s': both, traditional or decoupled", optarg);
+            break;
+        case 'j': o.json = 1; break;
+        case 'c': o.clean = 1; break;
+        case 'h': return 1;
+        case 'V': return 2;
+        case ':': snprintf(msg, len, "%s needs a value", word); break;
+        default: snprintf(msg, len, "unknown option '%s' (see --help)", word); break;
+        }
+    }
+    if (!msg[0] && optind < argc)
+        snprintf(msg, len, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (!msg[0] && (o.call < 8 || o.size < 8 || o.call > ((int64_t)1 << 30)))
+        snprintf(msg, len, "-t must be 8 bytes to 1 GiB and -s at least 8 bytes");
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
+    char msg[400] = "";
+    int what = parse(argc, argv, msg, sizeof msg);
+    if (what == 1) {
+        usage(stdout);
+        return 0;
+    }
+    if (what == 2) {
+        printf("ferry-decouple-bench, %s\n", ferry_version());
+        return 0;
+    }
     MPI_Init(&argc, &argv);
     if (ferry_decouple_init() != MPI_SUCCESS)
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -327,33 +391,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(comm, &size);
     if (ferry_comm_inter() != MPI_COMM_NULL)
         MPI_Comm_remote_size(ferry_comm_inter(), &ndata);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-o") && v) o.path = argv[++i];
-        else if (!strcmp(a, "-s") && v) o.size = parse_size(argv[++i]) / 8 * 8;
-        else if (!strcmp(a, "-t") && v) o.call = parse_size(argv[++i]) / 8 * 8;
-        else if (!strcmp(a, "-w") && v) o.work = atof(argv[++i]);
-        else if (!strcmp(a, "-r") && v) o.reps = atoi(argv[++i]);
-        else if (!strcmp(a, "--json")) o.json = 1;
-        else if (!strcmp(a, "--clean")) o.clean = 1;
-        else if (!strcmp(a, "--ops") && v) {
-            const char *s = argv[++i];
-            for (int k = 0; k < NOPS; k++)
-                o.ops[k] = strstr(s, opnames[k]) != NULL || (k == OP_HIST && strstr(s, "hist"));
-        } else if (!strcmp(a, "--mode") && v) {
-            const char *s = argv[++i];
-            o.modes[M_TRAD] = !strcmp(s, "both") || !strncmp(s, "trad", 4);
-            o.modes[M_DEC] = !strcmp(s, "both") || !strncmp(s, "dec", 3);
-        } else {
-            if (rank == 0)
-                usage();
-            MPI_Finalize();
-            return strcmp(a, "-h") && strcmp(a, "--help") ? 2 : 0;
+    if (msg[0]) {
+        if (rank == 0) {
+            fprintf(stderr, "ferry-decouple-bench: %s\n", msg);
+            usage(stderr);
         }
-    }
-    if (o.reps < 1 || o.call < 8 || o.size < 8 || o.call > ((int64_t)1 << 30)) {
-        if (rank == 0)
-            usage();
         MPI_Finalize();
         return 2;
     }
@@ -401,21 +443,32 @@ int main(int argc, char **argv)
                 continue;
             int n = o.reps < 64 ? o.reps : 64;
             char runs[512] = "";
-            for (int i = 0; i < n; i++)
+            json_t *jruns = json_array();
+            for (int i = 0; i < n; i++) {
                 snprintf(runs + strlen(runs), sizeof runs - strlen(runs), "%s%.3f", i ? "," : "", t[m][i]);
+                json_array_append_new(jruns, json_real(t[m][i]));
+            }
             med[m] = median(t[m], n);
             double medw = median(w[m], n);
             double ratio = bytes[m] > 0 ? (double)o.size / (double)bytes[m] : 0;
-            if (o.json)
-                printf("{\"pattern\":\"decouple\",\"op\":\"%s\",\"mode\":\"%s\",\"compute\":%d,\"data\":%d,"
-                       "\"file_bytes\":%lld,\"call_bytes\":%lld,\"work_s\":%g,\"runs_s\":[%s],\"median_s\":%.4f,"
-                       "\"median_not_computing_s\":%.4f,\"bytes_to_compute\":%lld,\"reduction\":%.1f,\"agree\":%s}\n",
-                       opnames[op], modenames[m], size, ndata, (long long)o.size, (long long)o.call, o.work, runs,
-                       med[m], medw, (long long)bytes[m], ratio, agree ? "true" : "false");
-            else
+            if (o.json) {
+                json_t *rec = json_pack("{s:s,s:s,s:s,s:i,s:i,s:I,s:I,s:f,s:o,s:f,s:f,s:I,s:f,s:b}", "pattern",
+                                        "decouple", "op", opnames[op], "mode", modenames[m], "compute", size, "data",
+                                        ndata, "file_bytes", (json_int_t)o.size, "call_bytes", (json_int_t)o.call,
+                                        "work_s", o.work, "runs_s", jruns, "median_s", med[m],
+                                        "median_not_computing_s", medw, "bytes_to_compute", (json_int_t)bytes[m],
+                                        "reduction", ratio, "agree", agree);
+                char *text = rec ? json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) : NULL;
+                if (text)
+                    printf("%s\n", text);
+                free(text);
+                json_decref(rec);
+            } else {
+                json_decref(jruns);
                 printf("%-10s %-12s median %8.3f s  (runs %s)  not computing %7.3f s  to compute %14lld B  "
                        "file/moved %12.0fx\n",
                        opnames[op], modenames[m], med[m], runs, medw, (long long)bytes[m], ratio);
+            }
         }
         if (!o.json && o.modes[M_TRAD] && o.modes[M_DEC])
             printf("%-10s decoupled/traditional time %.3f, bytes %.2e; results %s\n", opnames[op],

@@ -1,15 +1,28 @@
 /*
- * ferry-run: starts N compute and M data processes of one program with the
- * MPI library's own launcher (the one this build was made for), and tells
- * ferry how many of the ranks are data processes.
+ * ferry-run: ferry's launcher. Starts a program under the MPI library's own
+ * launcher (the one this build was made for) with libferry preloaded, and
+ * with N compute and M data processes tells ferry how many of the ranks
+ * serve as data processes.
  *
- *   ferry-run -np N -dp M [-f hostfile] [ferry-run options] [mpiexec options] [--] ./app args...
+ *   ferry-run -np N [-dp M] [-f hostfile] [ferry-run options] [mpiexec options] [--] ./app args...
  *
- * Which ranks become data processes is ferry's decision (docs/decoupled.md):
- * whole nodes when M is a multiple of the ranks per node, otherwise spread
- * over the nodes. The launcher only places N+M ranks on slots as usual.
+ * -np N is always the number of ranks that run the program's own work;
+ * the launcher starts N+M ranks, and ferry_decouple_init() sends M of them
+ * (ferry's choice, docs/decoupled.md) into serving. A program that never
+ * calls it cannot have data processes: ferry then fails its first file open
+ * and says why, instead of running N+M copies of the program.
+ *
+ * Parsing is getopt_long_only's (options take one dash or two, as
+ * launchers' do). Launcher options ferry-run does not know go through
+ * unchanged; the ones known to take values are listed, so their values are
+ * not taken for the program.
  */
 #define _GNU_SOURCE
+#include "exe_dir.h"
+#include "ferry.h"
+
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,47 +39,45 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: ferry-run -np N [-dp M] [-f hostfile] [options] [mpiexec options] [--] program [args...]\n"
-            "  -np N, -n N           compute processes\n"
-            "  -dp M                 data processes (default 0: traditional I/O, same program)\n"
+            "  Runs program under this build's MPI launcher with ferry preloaded.\n"
+            "  -np N, -n N           ranks that run the program (compute processes)\n"
+            "  -dp M                 data processes besides them (default 0: no decoupled I/O); the\n"
+            "                        launcher starts N+M ranks, and the program must call\n"
+            "                        ferry_decouple_init() (docs/decoupled.md)\n"
             "  -f FILE, --hostfile FILE  hosts, passed to the launcher\n"
             "  --serve-in-init       data processes serve inside MPI_Init and never run the program\n"
             "  --survive             keep compute processes running when a data process dies\n"
             "                        (they get an MPI error instead of being killed with it)\n"
             "  --ranks-per-node K    treat each K consecutive ranks as a node (one-host testing)\n"
             "  --more-data-than-compute  allow -dp above -np (the extra data processes only serve split reads)\n"
+            "  --no-preload          do not preload libferry (the program links it itself)\n"
             "  --dry-run             print the launcher command instead of running it\n"
+            "  --version             print the version\n"
             "launcher: %s (%s); FERRY_MPIEXEC overrides it\n",
             FERRY_RUN_MPIEXEC, FERRY_RUN_FLAVOR);
 }
 
-/* Launcher options that take values, so the program is found after them. */
-static int values_of(const char *opt, int ompi)
+enum { O_NP = 1, O_DP, O_HOSTFILE, O_SERVE, O_SURVIVE, O_RPN, O_MORE, O_NOPRELOAD, O_DRY, O_HELP, O_VERSION,
+       O_PASS1, O_PASS2 };
+
+/* Launcher options that take values (so the program is found after them). */
+static const char *const one_ompi[] = {
+    "x", "map-by", "rank-by", "bind-to", "H", "host", "machinefile", "prefix", "wdir", "wd", "output-filename",
+    "npernode", "N", "cpus-per-proc", "timeout", "am", "tune", "path", "preload-files", "s", "report-uri", NULL};
+static const char *const two_ompi[] = {"mca", "gmca", NULL};
+static const char *const one_mpich[] = {
+    "genvlist", "envlist", "hosts", "host", "ppn", "bind-to", "map-by", "wdir", "configfile", "launcher", "iface",
+    "errfile-pattern", "outfile-pattern", "rmk", "launcher-exec", "prepend-pattern", "profile", "demux",
+    "machinefile", NULL};
+static const char *const two_mpich[] = {"genv", "env", NULL};
+
+static int is_host_option(const char *name)
 {
-    static const char *const one_ompi[] = {
-        "-x", "--map-by", "-map-by", "--rank-by", "-rank-by", "--bind-to", "-bind-to", "-H", "--host", "-host",
-        "-machinefile", "--machinefile", "--prefix", "-prefix", "-wdir", "--wdir", "-wd", "--output-filename",
-        "-output-filename", "--npernode", "-npernode", "-N", "--cpus-per-proc", "-cpus-per-proc", "--timeout",
-        "-timeout", "-am", "--am", "-tune", "--tune", "--path", "-path", "--preload-files", "-s", "--report-uri",
-        NULL};
-    static const char *const one_mpich[] = {
-        "-genvlist", "-envlist", "-hosts", "-host", "-ppn", "-bind-to", "-map-by", "-wdir", "-configfile",
-        "-launcher", "-iface", "-errfile-pattern", "-outfile-pattern", "-rmk", "-launcher-exec", "-prepend-pattern",
-        "-profile", "-demux", "-machinefile", NULL};
-    const char *const *one = ompi ? one_ompi : one_mpich;
-    if (ompi && (!strcmp(opt, "--mca") || !strcmp(opt, "-mca") || !strcmp(opt, "--gmca") || !strcmp(opt, "-gmca")))
-        return 2;
-    if (!ompi && (!strcmp(opt, "-genv") || !strcmp(opt, "-env")))
-        return 2;
-    for (int i = 0; one[i]; i++)
-        if (!strcmp(opt, one[i]))
+    static const char *const h[] = {"H", "host", "hosts", "machinefile", NULL};
+    for (int i = 0; h[i]; i++)
+        if (!strncmp(name, h[i], strlen(h[i])) && (name[strlen(h[i])] == '\0' || name[strlen(h[i])] == '='))
             return 1;
     return 0;
-}
-
-static int is_host_option(const char *opt)
-{
-    return !strcmp(opt, "-H") || !strcmp(opt, "--host") || !strcmp(opt, "-host") || !strcmp(opt, "-hosts") ||
-           !strcmp(opt, "-machinefile") || !strcmp(opt, "--machinefile");
 }
 
 static int count_arg(const char *s, long *out)
@@ -79,6 +90,13 @@ static int count_arg(const char *s, long *out)
     return 0;
 }
 
+/* libferry of this build: ../lib beside this program (the build tree and
+ * an install alike). */
+static int libferry_path(char *buf, size_t len)
+{
+    return ferry_beside_exe("../lib/libferry.so.0", buf, len) && access(buf, R_OK) == 0 ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
     const char *mpiexec = getenv("FERRY_MPIEXEC");
@@ -87,57 +105,78 @@ int main(int argc, char **argv)
     int ompi = !strcmp(FERRY_RUN_FLAVOR, "openmpi");
     long np = -1, dp = 0, ppn = 0;
     const char *hostfile = NULL;
-    int serve = 0, survive = 0, dry = 0, hosts = 0, oversub = 0, ppn_given = 0, more_data = 0;
+    int serve = 0, survive = 0, dry = 0, hosts = 0, oversub = 0, ppn_given = 0, more_data = 0, preload = 1;
+
+    static const struct option own[] = {
+        {"np", required_argument, NULL, O_NP},       {"n", required_argument, NULL, O_NP},
+        {"c", required_argument, NULL, O_NP},        {"dp", required_argument, NULL, O_DP},
+        {"f", required_argument, NULL, O_HOSTFILE},  {"hostfile", required_argument, NULL, O_HOSTFILE},
+        {"serve-in-init", no_argument, NULL, O_SERVE}, {"survive", no_argument, NULL, O_SURVIVE},
+        {"ranks-per-node", required_argument, NULL, O_RPN},
+        {"more-data-than-compute", no_argument, NULL, O_MORE},
+        {"no-preload", no_argument, NULL, O_NOPRELOAD}, {"dry-run", no_argument, NULL, O_DRY},
+        {"h", no_argument, NULL, O_HELP},            {"help", no_argument, NULL, O_HELP},
+        {"version", no_argument, NULL, O_VERSION},
+    };
+    enum { NOWN = sizeof own / sizeof own[0] };
+    const char *const *one = ompi ? one_ompi : one_mpich, *const *two = ompi ? two_ompi : two_mpich;
+    struct option opts[NOWN + 48];
+    int nopt = 0;
+    for (int i = 0; i < NOWN; i++)
+        opts[nopt++] = own[i];
+    /* the launcher's, named exactly, so none is read as a prefix of ours
+     * ("-host" is not "--hostfile") */
+    for (int i = 0; one[i]; i++)
+        opts[nopt++] = (struct option){one[i], required_argument, NULL, O_PASS1};
+    for (int i = 0; two[i]; i++)
+        opts[nopt++] = (struct option){two[i], required_argument, NULL, O_PASS2};
+    opts[nopt] = (struct option){0};
+
     char **pass = calloc((size_t)argc + 1, sizeof *pass);
-    int npass = 0, prog = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--")) {
-            prog = i + 1;
+    int npass = 0, status = 0;
+    opterr = 0;
+    int ch;
+    while (status == 0 && (ch = getopt_long_only(argc, argv, "+", opts, NULL)) != -1) {
+        /* the option's word: the one before its value, unless "--opt=value" */
+        int first = optind - 1 - (ch != '?' && ch != ':' && optarg && optarg == argv[optind - 1]);
+        const char *word = argv[first];
+        long *dst = ch == O_NP ? &np : ch == O_DP ? &dp : ch == O_RPN ? &ppn : NULL;
+        if (dst && count_arg(optarg, dst) < 0) {
+            fprintf(stderr, "ferry-run: %s needs a count, not '%s'\n", word, optarg);
+            status = 2;
+        }
+        switch (ch) {
+        case O_RPN: ppn_given = 1; break;
+        case O_HOSTFILE: hostfile = optarg; break;
+        case O_SERVE: serve = 1; break;
+        case O_SURVIVE: survive = 1; break;
+        case O_MORE: more_data = 1; break;
+        case O_NOPRELOAD: preload = 0; break;
+        case O_DRY: dry = 1; break;
+        case O_HELP: usage(stdout); free(pass); return 0;
+        case O_VERSION: printf("ferry-run, %s\n", ferry_version()); free(pass); return 0;
+        case ':':
+            fprintf(stderr, "ferry-run: %s needs a value\n", word);
+            status = 2;
+            break;
+        case '?': /* a launcher option ferry-run does not know: to the launcher as it is */
+        case O_PASS1:
+        case O_PASS2: {
+            for (int k = first; k < optind; k++)
+                pass[npass++] = argv[k];
+            const char *name = word + strspn(word, "-");
+            hosts |= is_host_option(name);
+            oversub |= !strcmp(name, "oversubscribe");
+            if (ch == O_PASS2 && optind < argc)
+                pass[npass++] = argv[optind++];
             break;
         }
-        if (a[0] != '-') {
-            prog = i;
-            break;
-        }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            free(pass);
-            return 0;
-        }
-        if ((!strcmp(a, "-np") || !strcmp(a, "-n") || !strcmp(a, "-c") || !strcmp(a, "-dp") ||
-             !strcmp(a, "--ranks-per-node")) &&
-            next) {
-            long *dst = !strcmp(a, "-dp") ? &dp : !strcmp(a, "--ranks-per-node") ? &ppn : &np;
-            ppn_given |= dst == &ppn;
-            if (count_arg(next, dst) < 0) {
-                fprintf(stderr, "ferry-run: %s needs a count, not '%s'\n", a, next);
-                free(pass);
-                return 2;
-            }
-            i++;
-        } else if ((!strcmp(a, "-f") || !strcmp(a, "--hostfile") || !strcmp(a, "-hostfile")) && next) {
-            hostfile = next;
-            i++;
-        } else if (!strcmp(a, "--serve-in-init")) {
-            serve = 1;
-        } else if (!strcmp(a, "--survive")) {
-            survive = 1;
-        } else if (!strcmp(a, "--more-data-than-compute")) {
-            more_data = 1;
-        } else if (!strcmp(a, "--dry-run")) {
-            dry = 1;
-        } else {
-            int k = values_of(a, ompi);
-            hosts |= is_host_option(a);
-            oversub |= !strcmp(a, "--oversubscribe") || !strcmp(a, "-oversubscribe");
-            pass[npass++] = argv[i];
-            for (int v = 0; v < k && i + 1 < argc; v++)
-                pass[npass++] = argv[++i];
+        default: break;
         }
     }
-    const char *bad = ppn_given && ppn < 1 ? "--ranks-per-node needs at least 1 rank per node"
+    int prog = optind;
+    const char *bad = status ? NULL
+                    : ppn_given && ppn < 1 ? "--ranks-per-node needs at least 1 rank per node"
                     : ppn > (1 << 20) ? "--ranks-per-node is at most 1048576"
                     : np >= 1 && dp > np && !more_data
                         ? "-dp is larger than -np: most data processes would have no compute process to serve "
@@ -145,20 +184,33 @@ int main(int argc, char **argv)
                     : NULL;
     if (bad) {
         fprintf(stderr, "ferry-run: %s (-np %ld -dp %ld)\n", bad, np, dp);
-        free(pass);
-        return 2;
+        status = 2;
     }
-    if (np < 1 || prog < 0 || prog >= argc) {
+    if (!status && (np < 1 || prog >= argc)) {
         fprintf(stderr, "ferry-run: %s\n", np < 1 ? "-np N (at least one compute process) is required"
                                                   : "no program to run");
         usage(stderr);
-        free(pass);
-        return 2;
+        status = 2;
     }
+    char lib[PATH_MAX + 32] = "";
+    if (!status && preload && libferry_path(lib, sizeof lib) != 0) {
+        fprintf(stderr, "ferry-run: libferry.so.0 is not in ../lib beside ferry-run (%s); give --no-preload if "
+                        "the program links it\n", lib[0] ? lib : "its own path is unknown");
+        status = 2;
+    }
+    if (status) {
+        free(pass);
+        return status;
+    }
+    /* ferry first, then whatever the caller preloads already */
+    const char *user_pre = getenv("LD_PRELOAD");
+    char pre[2 * PATH_MAX + 64] = "";
+    if (preload)
+        snprintf(pre, sizeof pre, "%s%s%s", lib, user_pre && *user_pre ? ":" : "", user_pre ? user_pre : "");
 
-    char **cmd = calloc((size_t)(argc + 32), sizeof *cmd);
+    char **cmd = calloc((size_t)(argc + 40), sizeof *cmd);
     int n = 0;
-    char total[32], dps[64], rpn[64];
+    char total[32], dps[64], rpn[64], xpre[sizeof pre + 16];
     snprintf(total, sizeof total, "%ld", np + dp);
     cmd[n++] = (char *)mpiexec;
     cmd[n++] = "-n";
@@ -186,6 +238,11 @@ int main(int argc, char **argv)
             cmd[n++] = "-x";
             cmd[n++] = rpn;
         }
+        if (pre[0]) {
+            snprintf(xpre, sizeof xpre, "LD_PRELOAD=%s", pre);
+            cmd[n++] = "-x";
+            cmd[n++] = xpre;
+        }
         if (geteuid() == 0) {
             setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
             setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
@@ -212,13 +269,17 @@ int main(int argc, char **argv)
             cmd[n++] = "FERRY_RANKS_PER_NODE";
             cmd[n++] = rpn;
         }
+        if (pre[0]) {
+            cmd[n++] = "-genv";
+            cmd[n++] = "LD_PRELOAD";
+            cmd[n++] = pre;
+        }
     }
     for (int i = 0; i < npass; i++)
         cmd[n++] = pass[i];
     for (int i = prog; i < argc; i++)
         cmd[n++] = argv[i];
     cmd[n] = NULL;
-    int status = 0;
     if (dry) {
         for (int i = 0; i < n; i++)
             printf("%s%s", i ? " " : "", cmd[i]);

@@ -1,6 +1,8 @@
 /* Option parsing for ferry-topo. */
 #include "cli.h"
+#include "util/size.h"
 
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,29 +24,12 @@ void opts_defaults(topo_opts *o) {
   o->fair_share = 1;
 }
 
+/* The one size parser of every tool and hint (util/size.h): 1MB is 1MiB. */
 int parse_size(const char *s, double *out) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || !isfinite(v) || v < 0) return -1;
-  double mul = 1;
-  if (*end) {
-    static const struct {
-      const char *suf;
-      double mul;
-    } tab[] = {{"B", 1},       {"K", 1024.0},     {"KiB", 1024.0},  {"KB", 1e3},
-               {"M", 1048576.0}, {"MiB", 1048576.0}, {"MB", 1e6},      {"G", 1073741824.0},
-               {"GiB", 1073741824.0}, {"GB", 1e9}, {"T", 1099511627776.0}, {"TiB", 1099511627776.0}};
-    int found = 0;
-    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-      if (strcasecmp(end, tab[i].suf) == 0) {
-        mul = tab[i].mul;
-        found = 1;
-        break;
-      }
-    if (!found) return -1;
-  }
-  *out = v * mul;
-  return isfinite(*out) ? 0 : -1;
+  int64_t v;
+  if (ferry_size_parse(s, &v, NULL, 0)) return -1;
+  *out = (double)v;
+  return 0;
 }
 
 /* Sizes past 1 TiB per rank or buffer would overflow the byte offsets the
@@ -53,7 +38,14 @@ int parse_size(const char *s, double *out) {
 #define SIZE_MAX_BYTES 1099511627776.0
 
 static int want_size(const char *v, double *out, char *err, size_t errlen, const char *key) {
-  if (parse_size(v, out) || *out <= 0) return -1;
+  int64_t b;
+  char why[160];
+  if (ferry_size_parse(v, &b, why, sizeof why)) {
+    snprintf(err, errlen, "bad value for %s: '%s': %s", key, v, why);
+    return -2;
+  }
+  *out = (double)b;
+  if (*out <= 0) return -1;
   if (*out > SIZE_MAX_BYTES) {
     snprintf(err, errlen, "%s %s: at most 1TiB", key, v);
     return -2;
@@ -78,28 +70,81 @@ static int want_int(const char *v, int lo, int *out) {
   return 0;
 }
 
+/* Every option of ferry-topo's commands; an option the dispatch below
+ * handles must be listed. */
+enum { O_LONG = 0x100 };
+static const struct option longopts[] = {
+  {"coalesce", no_argument, NULL, O_LONG},
+  {"json", no_argument, NULL, O_LONG},
+  {"markdown", no_argument, NULL, O_LONG},
+  {"detail", no_argument, NULL, O_LONG},
+  {"no-fair-share", no_argument, NULL, O_LONG},
+  {"simulate", no_argument, NULL, O_LONG},
+  {"split-messages", no_argument, NULL, O_LONG},
+  {"fs", no_argument, NULL, O_LONG},
+  {"machine", required_argument, NULL, O_LONG},
+  {"ppn", required_argument, NULL, O_LONG},
+  {"bytes-per-rank", required_argument, NULL, O_LONG},
+  {"pattern", required_argument, NULL, O_LONG},
+  {"xfer", required_argument, NULL, O_LONG},
+  {"ion-bw", required_argument, NULL, O_LONG},
+  {"map", required_argument, NULL, O_LONG},
+  {"min-gain", required_argument, NULL, O_LONG},
+  {"aggregators", required_argument, NULL, O_LONG},
+  {"cb-buffer", required_argument, NULL, O_LONG},
+  {"gateway-mem", required_argument, NULL, O_LONG},
+  {"mem-cap", required_argument, NULL, O_LONG},
+  {"slack", required_argument, NULL, O_LONG},
+  {"msg-cost", required_argument, NULL, O_LONG},
+  {"top-links", required_argument, NULL, O_LONG},
+  {"out", required_argument, NULL, O_LONG},
+  {"plane", required_argument, NULL, O_LONG},
+  {"at", required_argument, NULL, O_LONG},
+  {"script", required_argument, NULL, O_LONG},
+  {"assign", required_argument, NULL, O_LONG},
+  {"links-csv", required_argument, NULL, O_LONG},
+  {NULL, 0, NULL, 0},
+};
+
+/* The option as typed, without a "=value". */
+static void typed(const char *arg, char *out, size_t len) {
+  snprintf(out, len, "%.*s", (int)strcspn(arg, "="), arg);
+}
+
+static int positional(topo_opts *o, const char *a, char *err, size_t errlen) {
+  if (o->npositional == 4) {
+    snprintf(err, errlen, "too many arguments at '%s'", a);
+    return -1;
+  }
+  o->positional[o->npositional++] = a;
+  return 0;
+}
+
 int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t errlen) {
-  for (int i = first; i < argc; i++) {
-    const char *a = argv[i];
-    if (strncmp(a, "--", 2) != 0) {
-      if (o->npositional == 4) {
-        snprintf(err, errlen, "too many arguments at '%s'", a);
-        return -1;
-      }
-      o->positional[o->npositional++] = a;
+  /* getopt_long over argv[first..]: argv[first - 1] (the command) stands in
+   * for the program's name; "-" keeps operands in place, ":" tells a
+   * missing value from an unknown option, and the messages are ours. */
+  int n = argc - first + 1;
+  char **args = argv + first - 1;
+  opterr = 0;
+  optind = 0;
+  int ch, idx;
+  while ((ch = getopt_long(n, args, "-:", longopts, &idx)) != -1) {
+    if (ch == 1) {
+      if (positional(o, optarg, err, errlen)) return -1;
       continue;
     }
     char key[64];
-    const char *val = NULL;
-    const char *eq = strchr(a, '=');
-    size_t kl = eq ? (size_t)(eq - a) : strlen(a);
-    if (kl >= sizeof key) {
-      snprintf(err, errlen, "bad option '%s'", a);
+    if (ch != O_LONG) {
+      if (optopt > 0 && optopt < O_LONG) snprintf(key, sizeof key, "-%c", optopt);
+      else typed(args[optind - 1], key, sizeof key);
+      if (ch == ':') snprintf(err, errlen, "option %s needs a value", key);
+      else if (optopt == O_LONG) snprintf(err, errlen, "option %s takes no value", key);
+      else snprintf(err, errlen, "unknown option %s", key);
       return -1;
     }
-    memcpy(key, a, kl);
-    key[kl] = '\0';
-    if (eq) val = eq + 1;
+    snprintf(key, sizeof key, "--%s", longopts[idx].name);
+    const char *val = optarg;
     /* flags */
     if (!strcmp(key, "--coalesce")) { o->coalesce = 1; continue; }
     if (!strcmp(key, "--json")) { o->json = 1; continue; }
@@ -109,13 +154,6 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
     if (!strcmp(key, "--simulate")) { o->simulate = 1; continue; }
     if (!strcmp(key, "--split-messages")) { o->split = 1; continue; }
     if (!strcmp(key, "--fs")) { o->fs = 1; continue; }
-    if (!val) {
-      if (i + 1 >= argc) {
-        snprintf(err, errlen, "option %s needs a value", key);
-        return -1;
-      }
-      val = argv[++i];
-    }
     int bad = 0;
     if (!strcmp(key, "--machine")) o->machine = val;
     else if (!strcmp(key, "--ppn")) bad = want_int(val, 1, &o->ppn) || o->ppn > 1024, o->ppn_given = 1;
@@ -159,5 +197,7 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
       return -1;
     }
   }
+  for (int i = optind; i < n; i++)
+    if (positional(o, args[i], err, errlen)) return -1;
   return 0;
 }

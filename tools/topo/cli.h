@@ -42,9 +42,11 @@ typedef struct {
 } topo_opts;
 
 void opts_defaults(topo_opts *o);
-/* Parses argv[first..]; accepts --key value and --key=value. */
+/* Parses argv[first..] with getopt_long: --key value, --key=value, a
+ * unique prefix of a key; operands anywhere. */
 int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t errlen);
-/* "1MiB", "256KiB", "4M", "1e6", "512"; binary K/M/G, decimal KB/MB/GB. */
+/* The one size parser (util/size.h): "1MiB", "1MB", "4m", "1.5k", "512";
+ * every suffix a power of 1024. */
 int parse_size(const char *s, double *out);
 /* 1048576 -> "1MiB" when exact, else bytes. */
 void format_size(double bytes, char *buf, size_t len);

@@ -4,10 +4,11 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "ferry.h"
 
 static void usage(FILE *o) {
   fprintf(o,
-          "usage: ferry-topo <command> [options]\n"
+          "usage: ferry-topo <command> [options]      (ferry-topo --version: the version)\n"
           "  machines [--json]                 list machine presets, sizes and gateways\n"
           "  compare --machine SPEC [--ppn N] [--bytes-per-rank SIZE] [--coalesce] [--json|--markdown]\n"
           "          [--aggregators N] [--cb-buffer SIZE] [--gateway-mem SIZE] [--mem-cap N]\n"
@@ -36,6 +37,10 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   const char *c = argv[1];
+  if (!strcmp(c, "--version")) {
+    printf("ferry-topo, %s\n", ferry_version());
+    return 0;
+  }
   if (!strcmp(c, "machines")) return cmd_machines(argc, argv);
   if (!strcmp(c, "compare")) return cmd_compare(argc, argv);
   if (!strcmp(c, "replay")) return cmd_replay(argc, argv);

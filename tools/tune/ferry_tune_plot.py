@@ -49,7 +49,14 @@ def main():
 
     names = sorted(confirm, key=order)
     fig, ax = plt.subplots(figsize=(9, 0.5 * len(names) + 1.5))
-    ax.boxplot([confirm[n] for n in names], vert=False, labels=[n.replace(" ", "\n") for n in names])
+    # each box says how many samples it is made of; the references keep one
+    # colour in every plot (bench/plots.py's for ferry's defaults and native)
+    labels = ["%s\n(%d samples)" % (n.replace(" ", "\n"), len(confirm[n])) for n in names]
+    boxes = ax.boxplot([confirm[n] for n in names], vert=False, labels=labels, patch_artist=True)
+    fixed = {"defaults": "#9467bd", "ferry defaults": "#9467bd", "native MPI-IO": "#1f77b4"}
+    for name, box in zip(names, boxes["boxes"]):
+        box.set_facecolor(fixed.get(name, "#2ca02c"))
+        box.set_alpha(0.6)
     ax.invert_yaxis()
     ax.set_xlabel("seconds per repetition (lower is better)")
     if len(sys.argv) > 3:

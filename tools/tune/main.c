@@ -5,10 +5,12 @@
  * docs/tuning.md for the user's side.
  */
 #define _GNU_SOURCE
+#include "ferry.h"
 #include "tune.h"
 #include "core/learned.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -76,7 +78,8 @@ static void usage(FILE *f)
             "  --mpiexec PATH  --mpiexec-extra FLAGS  --bench PATH  --libferry PATH\n"
             "                      override the build's (" TUNE_MPIEXEC "; ferry-bench beside\n"
             "                      ferry-tune, ../lib/libferry.so)\n"
-            "  -v, --verbose       print every command    -q, --quiet  no progress lines\n");
+            "  -v, --verbose       print every command    -q, --quiet  no progress lines\n"
+            "  --version           print the version\n");
 }
 
 /* ---- small parsers ---- */
@@ -381,53 +384,48 @@ int main(int argc, char **argv)
     const char *tmp = getenv("TMPDIR");
     run.tmpdir = tmp && *tmp ? tmp : "/tmp";
 
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define VAL()                                                                                                          \
-    do {                                                                                                               \
-        if (!v) {                                                                                                      \
-            fprintf(stderr, "ferry-tune: %s needs a value\n", a);                                                      \
-            return 2;                                                                                                  \
-        }                                                                                                              \
-        i++;                                                                                                           \
-    } while (0)
-#define BAD()                                                                                                          \
-    do {                                                                                                               \
-        fprintf(stderr, "ferry-tune: bad value for %s: %s\n", a, v);                                                   \
-        return 2;                                                                                                      \
-    } while (0)
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--pattern")) {
-            VAL();
-            run.pattern = v;
-        } else if (!strcmp(a, "--from")) {
-            VAL();
-            from = v;
-        } else if (!strcmp(a, "--ranks")) {
-            VAL();
-            if (parse_int(v, 1, &ranks))
-                BAD();
-        } else if (!strcmp(a, "--budget")) {
-            VAL();
-            if (parse_seconds(v, &budget) || budget <= 0)
-                BAD();
-        } else if (!strcmp(a, "--out")) {
-            VAL();
-            out = v;
-        } else if (!strcmp(a, "--report")) {
-            VAL();
-            report_path = v;
-        } else if (!strcmp(a, "--samples")) {
-            VAL();
-            samples = v;
-        } else if (!strcmp(a, "--metric")) {
-            VAL();
+    enum { O_PATTERN = 256, O_FROM, O_RANKS, O_BUDGET, O_OUT, O_REPORT, O_SAMPLES, O_METRIC, O_REPS, O_WARMUP,
+           O_MINS, O_MAXS, O_ALPHA, O_GAIN, O_TOP, O_ONLY, O_EXCLUDE, O_NONATIVE, O_NOCONTROL, O_ALWAYS, O_STORE, O_SHOW_STORE, O_FILE,
+           O_RECORD, O_PROXY, O_CHECK, O_TOL, O_COMPARE, O_ROUNDS, O_LIST, O_MPIEXEC, O_EXTRA, O_BENCH, O_LIB,
+           O_VERSION };
+    static const struct option longs[] = {
+        {"pattern", required_argument, NULL, O_PATTERN}, {"from", required_argument, NULL, O_FROM},
+        {"ranks", required_argument, NULL, O_RANKS},     {"budget", required_argument, NULL, O_BUDGET},
+        {"out", required_argument, NULL, O_OUT},         {"report", required_argument, NULL, O_REPORT},
+        {"samples", required_argument, NULL, O_SAMPLES}, {"metric", required_argument, NULL, O_METRIC},
+        {"reps", required_argument, NULL, O_REPS},       {"warmup", required_argument, NULL, O_WARMUP},
+        {"min-samples", required_argument, NULL, O_MINS}, {"max-samples", required_argument, NULL, O_MAXS},
+        {"alpha", required_argument, NULL, O_ALPHA},     {"min-gain", required_argument, NULL, O_GAIN},
+        {"top", required_argument, NULL, O_TOP},         {"only", required_argument, NULL, O_ONLY},
+        {"exclude", required_argument, NULL, O_EXCLUDE}, {"no-native", no_argument, NULL, O_NONATIVE},
+        {"no-control", no_argument, NULL, O_NOCONTROL},  {"always-write", no_argument, NULL, O_ALWAYS},
+        {"store", required_argument, NULL, O_STORE},     {"show-store", no_argument, NULL, O_SHOW_STORE},
+        {"file", required_argument, NULL, O_FILE},       {"record", required_argument, NULL, O_RECORD},
+        {"print-proxy", no_argument, NULL, O_PROXY},     {"check", no_argument, NULL, O_CHECK},
+        {"tolerance", required_argument, NULL, O_TOL},   {"compare", required_argument, NULL, O_COMPARE},
+        {"rounds", required_argument, NULL, O_ROUNDS},   {"list", no_argument, NULL, O_LIST},
+        {"mpiexec", required_argument, NULL, O_MPIEXEC}, {"mpiexec-extra", required_argument, NULL, O_EXTRA},
+        {"bench", required_argument, NULL, O_BENCH},     {"libferry", required_argument, NULL, O_LIB},
+        {"verbose", no_argument, NULL, 'v'},             {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},                {"version", no_argument, NULL, O_VERSION},
+        {0}};
+    /* "+": the pattern's own options come after --, untouched */
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "+:hvq", longs, NULL)) != -1) {
+        const char *v = optarg;
+        int bad = 0;
+        switch (ch) {
+        case 'h': usage(stdout); return 0;
+        case O_VERSION: printf("ferry-tune, %s\n", ferry_version()); return 0;
+        case O_PATTERN: run.pattern = v; break;
+        case O_FROM: from = v; break;
+        case O_RANKS: bad = parse_int(v, 1, &ranks); break;
+        case O_BUDGET: bad = parse_seconds(v, &budget) || budget <= 0; break;
+        case O_OUT: out = v; break;
+        case O_REPORT: report_path = v; break;
+        case O_SAMPLES: samples = v; break;
+        case O_METRIC:
             metric_set = 1;
             if (!strcmp(v, "total"))
                 run.metric = TUNE_METRIC_TOTAL;
@@ -436,100 +434,58 @@ int main(int argc, char **argv)
             else if (!strcmp(v, "read"))
                 run.metric = TUNE_METRIC_READ;
             else
-                BAD();
-        } else if (!strcmp(a, "--reps")) {
-            VAL();
-            if (parse_int(v, 1, &run.reps))
-                BAD();
-        } else if (!strcmp(a, "--warmup")) {
-            VAL();
-            if (parse_int(v, 0, &run.warmup))
-                BAD();
-        } else if (!strcmp(a, "--min-samples")) {
-            VAL();
-            if (parse_int(v, 1, &opt.min_samples))
-                BAD();
-        } else if (!strcmp(a, "--max-samples")) {
-            VAL();
-            if (parse_int(v, 1, &opt.max_samples))
-                BAD();
-        } else if (!strcmp(a, "--alpha")) {
-            VAL();
-            if (parse_frac(v, &opt.alpha) || opt.alpha <= 0)
-                BAD();
-        } else if (!strcmp(a, "--min-gain")) {
-            VAL();
-            if (parse_frac(v, &opt.min_gain))
-                BAD();
-        } else if (!strcmp(a, "--top")) {
-            VAL();
-            if (parse_int(v, 0, &opt.top))
-                BAD();
-        } else if (!strcmp(a, "--only")) {
-            VAL();
+                bad = 1;
+            break;
+        case O_REPS: bad = parse_int(v, 1, &run.reps); break;
+        case O_WARMUP: bad = parse_int(v, 0, &run.warmup); break;
+        case O_MINS: bad = parse_int(v, 1, &opt.min_samples); break;
+        case O_MAXS: bad = parse_int(v, 1, &opt.max_samples); break;
+        case O_ALPHA: bad = parse_frac(v, &opt.alpha) || opt.alpha <= 0; break;
+        case O_GAIN: bad = parse_frac(v, &opt.min_gain); break;
+        case O_TOP: bad = parse_int(v, 0, &opt.top); break;
+        case O_ONLY:
             if (so.nonly < TUNE_MAX_DIMS)
                 so.only[so.nonly++] = (char *)v;
-        } else if (!strcmp(a, "--exclude")) {
-            VAL();
+            break;
+        case O_EXCLUDE:
             if (so.nexclude < TUNE_MAX_DIMS)
                 so.exclude[so.nexclude++] = (char *)v;
-        } else if (!strcmp(a, "--no-native"))
-            native = 0;
-        else if (!strcmp(a, "--no-control"))
-            control = 0;
-        else if (!strcmp(a, "--always-write"))
-            always_write = 1;
-        else if (!strcmp(a, "--store")) {
-            VAL();
-            store_opt = v;
-        } else if (!strcmp(a, "--show-store"))
-            show_store = 1;
-        else if (!strcmp(a, "--file")) {
-            VAL();
-            file = v;
-        } else if (!strcmp(a, "--record")) {
-            VAL();
-            if (parse_int(v, 1, &record))
-                BAD();
-        } else if (!strcmp(a, "--print-proxy"))
-            print_proxy = 1;
-        else if (!strcmp(a, "--check"))
-            check = 1;
-        else if (!strcmp(a, "--tolerance")) {
-            VAL();
-            if (parse_frac(v, &tol))
-                BAD();
-        } else if (!strcmp(a, "--compare")) {
-            VAL();
-            compare = v;
-        } else if (!strcmp(a, "--rounds")) {
-            VAL();
-            if (parse_int(v, 1, &rounds))
-                BAD();
-        } else if (!strcmp(a, "--list"))
-            list = 1;
-        else if (!strcmp(a, "--mpiexec")) {
-            VAL();
-            run.mpiexec = v;
-        } else if (!strcmp(a, "--mpiexec-extra")) {
-            VAL();
-            run.mpiexec_extra = v;
-        } else if (!strcmp(a, "--bench")) {
-            VAL();
-            run.bench = v;
-        } else if (!strcmp(a, "--libferry")) {
-            VAL();
-            run.libferry = v;
-        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
-            run.verbose = 1;
-        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
-            quiet = 1;
-        else {
-            fprintf(stderr, "ferry-tune: unknown option '%s' (see --help)\n", a);
+            break;
+        case O_NONATIVE: native = 0; break;
+        case O_NOCONTROL: control = 0; break;
+        case O_ALWAYS: always_write = 1; break;
+        case O_STORE: store_opt = v; break;
+        case O_SHOW_STORE: show_store = 1; break;
+        case O_FILE: file = v; break;
+        case O_RECORD: bad = parse_int(v, 1, &record); break;
+        case O_PROXY: print_proxy = 1; break;
+        case O_CHECK: check = 1; break;
+        case O_TOL: bad = parse_frac(v, &tol); break;
+        case O_COMPARE: compare = v; break;
+        case O_ROUNDS: bad = parse_int(v, 1, &rounds); break;
+        case O_LIST: list = 1; break;
+        case O_MPIEXEC: run.mpiexec = v; break;
+        case O_EXTRA: run.mpiexec_extra = v; break;
+        case O_BENCH: run.bench = v; break;
+        case O_LIB: run.libferry = v; break;
+        case 'v': run.verbose = 1; break;
+        case 'q': quiet = 1; break;
+        case ':':
+            fprintf(stderr, "ferry-tune: %s needs a value\n", argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "ferry-tune: unknown option '%s' (see --help)\n", argv[optind - 1]);
             return 2;
         }
-#undef VAL
-#undef BAD
+        if (bad) {
+            fprintf(stderr, "ferry-tune: bad value for %s: %s\n", argv[optind - 1 - (v == argv[optind - 1])], v);
+            return 2;
+        }
+    }
+    int i = optind;
+    if (i < argc && strcmp(argv[i - 1], "--") != 0) {
+        fprintf(stderr, "ferry-tune: unexpected argument '%s' (pattern options go after --)\n", argv[i]);
+        return 2;
     }
     /* the store as the library finds it: before the runs' environment is set */
     static char store_buf[4200];

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "tune.h"
+#include "util/plural.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -86,7 +87,7 @@ static void workload(const tune_report *r, char *buf, size_t len)
         at += (size_t)snprintf(buf + at, len - at, " %s", r->run->args[i]);
     }
     if (at < len)
-        snprintf(buf + at, len - at, " on %d ranks", r->run->ranks);
+        snprintf(buf + at, len - at, " on %d rank%s", r->run->ranks, ferry_s(r->run->ranks));
 }
 
 int tune_report_has_hints(const tune_report *r)

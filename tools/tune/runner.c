@@ -188,7 +188,10 @@ static int ignored_hint(const char *path, char *why, size_t len)
     char *text = tj_read_file(path, NULL);
     if (!text)
         return 0;
-    char *p = strstr(text, "ferry: FERRY_HINTS");
+    /* "ferry: warning: FILE: FERRY_HINTS...: hint ... ignored: ..." */
+    char *p = strstr(text, ": FERRY_HINTS");
+    while (p && p > text && p[-1] != '\n')
+        p--;
     if (p && strstr(p, "ignored")) {
         char *nl = strchr(p, '\n');
         if (nl)
