@@ -5,6 +5,7 @@
  * Other FERRY_ names (the tools', the tests') are left alone.
  */
 #include "core/env_names.h"
+#include "driver/faults.h"
 #include "util/suggest.h"
 
 #include <mpi.h>
@@ -21,7 +22,7 @@ static const char *const known[] = {
     "FERRY_STATS_JSON",     "FERRY_TIMERS",          "FERRY_TRACE",            "FERRY_RANKS_PER_NODE",
     "FERRY_TOPOLOGY",       "FERRY_ASYNC",           "FERRY_AGGREGATOR_DISPLAY", "FERRY_DATA_PROCS",
     "FERRY_DECOUPLE_SERVE", "FERRY_DECOUPLE_TIMEOUT", "FERRY_DECOUPLE_CHUNK",  "FERRY_DECOUPLE_SPLIT",
-    "FERRY_DECOUPLE_MESSAGE", "FERRY_DECOUPLE_WINDOW", "FERRY_DECOUPLE_FAULT", "FERRY_FAULT",
+    "FERRY_DECOUPLE_MESSAGE", "FERRY_DECOUPLE_WINDOW",
     "FERRY_STATS_FILE",     "FERRY_ABORT_ON_RW_ERROR", "FERRY_LEARN_CACHE",     "FERRY_REPORT",
 };
 
@@ -44,6 +45,8 @@ int ferry_env_misspelt(char **env, char *out, size_t len)
         int exact = 0;
         for (size_t i = 0; i < sizeof known / sizeof *known; i++)
             exact |= !strcmp(name, known[i]);
+        for (size_t i = 0; ferry_testlib_env_names && ferry_testlib_env_names[i]; i++)
+            exact |= !strcmp(name, ferry_testlib_env_names[i]);
         if (!near || exact)
             continue;
         int w = snprintf(out + o, o < len ? len - o : 0, "ferry: warning: %s is not a variable ferry reads; did you "

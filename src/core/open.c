@@ -180,6 +180,8 @@ static int open_create(ferry_file *f, int flags, ferry_open_facts *x, int *maxcl
         MPI_Bcast(&r0, (int)sizeof r0, MPI_BYTE, 0, f->comm);
     if (r0.err == 0 && f->rank != 0)
         err = open_fd(f, flags & ~(FERRY_OPEN_CREATE | FERRY_OPEN_EXCL));
+    else if (f->rank != 0)
+        err = r0.err; /* every rank names rank 0's cause, not "another rank" */
     *x = r0.x;
     int cls = err ? ferry_errno_class(err) : MPI_SUCCESS;
     *maxcls = cls;

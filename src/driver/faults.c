@@ -13,6 +13,8 @@
 /* This process's world rank as its launcher set it (Open MPI, Hydra, PMIx);
  * -1 when none says, and then only rank=-1 specs match. The driver knows
  * nothing of MPI, and the hook needs no MPI call. */
+const char *const ferry_testlib_env_names[] = {"FERRY_FAULT", "FERRY_DECOUPLE_FAULT", NULL};
+
 static int launcher_rank(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};

@@ -282,16 +282,23 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     }
     ferry_stats_strategy(&f->stats, kind, ferry_coll_strategy_name(chosen), reason);
 
-    /* One allreduce: the outcome, whether any rank's pattern changed, and
-     * the call's time on its slowest rank (what learning compares). */
+    /* One allreduce: the outcome, whether any rank's pattern changed, the
+     * call's time on its slowest rank (what learning compares), and how far
+     * the ranks wrote: after a collective write the file reaches there, so
+     * no rank's client may cut a read short of it (an aggregator reading
+     * what ranks wrote independently in the last call: learning tries one
+     * strategy for writes and another for reads). */
     double t0 = ferry_now();
-    int64_t in[3] = {ferry_err_class(code), changed, (int64_t)((t0 - start) * 1e9)}, out[3] = {in[0], in[1], in[2]};
+    int64_t in[4] = {ferry_err_class(code), changed, (int64_t)((t0 - start) * 1e9), ferry_coh_written_end(&f->fd)},
+            out[4] = {in[0], in[1], in[2], in[3]};
     if (f->size > 1)
-        MPI_Allreduce(in, out, 3, MPI_INT64_T, MPI_MAX, f->comm);
+        MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MAX, f->comm);
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
     /* kept only after a call that succeeded everywhere, so every rank keeps alike */
     int ok = code == MPI_SUCCESS && out[0] == MPI_SUCCESS;
     int64_t max_ns = out[2];
+    if (ok && dir)
+        ferry_consist_after_aggregated_write(f, 0, 0, out[3]);
     /* chosen is the same on every rank (from the agreed pattern), so all take part */
     if (ok && dir && f->size > 1 && !f->fs.coherent_cache && chosen != FERRY_COLL_INDEPENDENT) {
         code = flush_for_others(f, f->stats.sys_writes != writes_before, &runs, start, &max_ns);
