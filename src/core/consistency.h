@@ -36,8 +36,8 @@ int ferry_consist_after_resize(ferry_file *f, int64_t size, int truncate);
 
 /* After a collective write whose bytes other ranks moved (aggregators):
  * `lo`..`hi` is what this rank asked to write, `wend` how far the ranks
- * wrote (agreed). A later read of its own bytes must not meet its client's
- * old pages. */
+ * wrote (agreed; 0 when the call's outcome already carried it). A later
+ * read of its own bytes must not meet its client's old pages. */
 void ferry_consist_after_aggregated_write(ferry_file *f, int64_t lo, int64_t hi, int64_t wend);
 
 /* Before the size is read (get_size, seeking from the end): in atomic mode

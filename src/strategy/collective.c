@@ -155,12 +155,10 @@ static int flush_for_others(ferry_file *f, int wrote, const ferry_runs *mine, do
     int err = wrote ? f->fd.drv->sync(&f->fd) : 0;
     int code = err ? ferry_err_errno(err, f->filename) : MPI_SUCCESS;
     /* the call's time so far rides along (the flush is part of what it
-     * cost), and how far the ranks wrote: the size no rank's client may
-     * read short of */
-    int64_t in[3] = {ferry_err_class(code), (int64_t)((ferry_now() - start) * 1e9), ferry_coh_written_end(&f->fd)},
-            out[3] = {in[0], in[1], in[2]};
+     * cost); how far the ranks wrote came with the outcome */
+    int64_t in[2] = {ferry_err_class(code), (int64_t)((ferry_now() - start) * 1e9)}, out[2] = {in[0], in[1]};
     if (f->size > 1)
-        MPI_Allreduce(in, out, 3, MPI_INT64_T, MPI_MAX, f->comm);
+        MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, f->comm);
     ferry_stats_phase(&f->stats, FERRY_PHASE_SYNC, t0);
     *max_ns = out[1];
     if (code != MPI_SUCCESS)
@@ -168,8 +166,8 @@ static int flush_for_others(ferry_file *f, int wrote, const ferry_runs *mine, do
     if (out[0] != MPI_SUCCESS)
         return ferry_err((int)out[0], "flushing a collective write failed on another rank");
     /* pages this rank's client cached of the bytes it asked for are older
-     * than what its aggregator wrote */
-    ferry_consist_after_aggregated_write(f, mine->n ? mine->lo : 0, mine->n ? mine->hi : 0, out[2]);
+     * than what its aggregator wrote (the size was raised after the outcome) */
+    ferry_consist_after_aggregated_write(f, mine->n ? mine->lo : 0, mine->n ? mine->hi : 0, 0);
     return MPI_SUCCESS;
 }
 
