@@ -84,33 +84,6 @@ int ferry_consist_open(ferry_file *f)
     return MPI_SUCCESS;
 }
 
-/* 1 if [from, to) of the file reads as zeros only: what racing clients
- * added to the size holds no byte anybody wrote, while another
- * communicator's (or program's) writes past our end would. */
-static int only_zeros(ferry_file *f, int64_t from, int64_t to, int *err)
-{
-    enum { CHUNK = 1 << 20 };
-    char *buf = malloc(CHUNK);
-    if (!buf) {
-        *err = -ENOMEM;
-        return 0;
-    }
-    int zeros = 1;
-    for (int64_t at = from; zeros && at < to;) {
-        int64_t want = to - at < CHUNK ? to - at : CHUNK;
-        int64_t got = f->fd.drv->pread(&f->fd, buf, want, at);
-        if (got <= 0) {
-            *err = got < 0 ? (int)got : 0;
-            break; /* the end came early: nothing there to keep */
-        }
-        for (int64_t i = 0; i < got && zeros; i++)
-            zeros = buf[i] == 0;
-        at += got;
-    }
-    free(buf);
-    return zeros && !*err;
-}
-
 /* Racing clients leave the size too large (GlusterFS shard adds each
  * client's idea of the growth) or, from a size they held too large, too
  * small: rank 0 learns the servers' size and sets the one the ranks' writes
@@ -126,7 +99,7 @@ static int set_size_back(ferry_file *f, int64_t want)
         /* reads stop at the agreed size (driver/coherence.h): past it here */
         if (!err)
             ferry_coh_set_floor(&f->fd, have > want ? have : want);
-        if (!err && (have < want || (have > want && only_zeros(f, want, have, &err))))
+        if (!err && (have < want || (have > want && ferry_coh_zeros(&f->fd, want, have, &err))))
             err = f->fd.drv->truncate(&f->fd, want);
     }
     if (f->size > 1)

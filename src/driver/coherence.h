@@ -78,6 +78,9 @@ int ferry_coh_retry_short(ferry_fd *fd, int64_t at);
  * returns 1 (held), 0 (not needed) or -errno; end returns 0 or -errno. */
 int ferry_coh_grow_begin(ferry_fd *fd);
 int ferry_coh_grow_end(ferry_fd *fd, int held);
+/* 1 if [from, to) of fd's file reads as zeros only (racing clients' growth
+ * holds no byte anybody wrote); 0 otherwise or on error (*err = -errno). */
+int ferry_coh_zeros(ferry_fd *fd, int64_t from, int64_t to, int *err);
 /* The same over every write of one call from this thread (one lock, one
  * refresh and one sync instead of one per write). */
 int ferry_coh_call_grow_begin(ferry_fd *fd);

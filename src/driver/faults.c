@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef FERRY_FAULTS
 #error "faults.c belongs to the test library only (src/driver/CMakeLists.txt)"
@@ -27,7 +28,7 @@ static int launcher_rank(void)
 }
 
 enum { OP_READ = 1, OP_WRITE = 2 };
-enum { ERR_EIO = 1, ERR_ENOSPC, ERR_EINTR, ERR_SHORT };
+enum { ERR_EIO = 1, ERR_ENOSPC, ERR_EINTR, ERR_SHORT, ERR_GROW };
 
 static struct {
     int parsed, active, ops, rank, me, err;
@@ -65,7 +66,7 @@ static void parse(void)
             spec.times = atol(eq);
         else if (!strcmp(tok, "err"))
             spec.err = !strcmp(eq, "ENOSPC") ? ERR_ENOSPC : !strcmp(eq, "EINTR") ? ERR_EINTR
-                     : !strcmp(eq, "SHORT")  ? ERR_SHORT  : ERR_EIO;
+                     : !strcmp(eq, "SHORT")  ? ERR_SHORT  : !strcmp(eq, "GROW") ? ERR_GROW : ERR_EIO;
     }
     spec.active = 1;
 }
@@ -98,12 +99,30 @@ ssize_t ferry_fault_pread(int fd, void *buf, size_t n, off_t off)
     int f = should_fail(OP_READ);
     if (f == ERR_SHORT && n > 1)
         return pread(fd, buf, n / 2, off);
-    return f ? inject(f, n) : pread(fd, buf, n, off);
+    return f && f != ERR_GROW ? inject(f, n) : pread(fd, buf, n, off);
+}
+
+/* The write succeeded and the file system counted its growth wrongly: the
+ * size now reaches GROW_BY past the write's end (what racing GlusterFS
+ * shard clients do; driver/coherence.c). */
+enum { GROW_BY = 4096 };
+
+static ssize_t grown(int fd, ssize_t got, off_t off)
+{
+    struct stat st;
+    if (got > 0 && fstat(fd, &st) == 0) {
+        off_t end = off + got > st.st_size ? off + got : st.st_size;
+        if (ftruncate(fd, end + GROW_BY) < 0)
+            return -1;
+    }
+    return got;
 }
 
 ssize_t ferry_fault_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
     int f = should_fail(OP_WRITE);
+    if (f == ERR_GROW)
+        return grown(fd, pwrite(fd, buf, n, off), off);
     if (f == ERR_SHORT && n > 1)
         return pwrite(fd, buf, n / 2, off);
     return f ? inject(f, n) : pwrite(fd, buf, n, off);
@@ -114,12 +133,14 @@ ssize_t ferry_fault_preadv(int fd, const struct iovec *iov, int cnt, off_t off)
     int f = should_fail(OP_READ);
     if (f == ERR_SHORT && cnt > 0 && iov[0].iov_len > 1)
         return pread(fd, iov[0].iov_base, iov[0].iov_len / 2, off);
-    return f ? inject(f, iov[0].iov_len) : preadv(fd, iov, cnt, off);
+    return f && f != ERR_GROW ? inject(f, iov[0].iov_len) : preadv(fd, iov, cnt, off);
 }
 
 ssize_t ferry_fault_pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
     int f = should_fail(OP_WRITE);
+    if (f == ERR_GROW)
+        return grown(fd, pwritev(fd, iov, cnt, off), off);
     if (f == ERR_SHORT && cnt > 0 && iov[0].iov_len > 1)
         return pwrite(fd, iov[0].iov_base, iov[0].iov_len / 2, off);
     return f ? inject(f, iov[0].iov_len) : pwritev(fd, iov, cnt, off);

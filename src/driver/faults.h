@@ -8,7 +8,8 @@
  *   FERRY_FAULT="op=write,rank=1,nth=3,err=EIO[,times=1]"
  *   op: read | write | any;  rank: world rank (as the launcher sets it) or -1 for all;
  *   nth: the first failing call (1-based, counted per op on that rank);
- *   err: EIO | ENOSPC | EINTR | SHORT;  times: how many calls fail (default 1,
+ *   err: EIO | ENOSPC | EINTR | SHORT | GROW (the write succeeds and the
+ *   size is left 4 KiB past its end, as racing GlusterFS shard clients do);  times: how many calls fail (default 1,
  *   0 = every call from nth on).
  */
 #ifndef FERRY_DRIVER_FAULTS_H
