@@ -83,7 +83,7 @@ int ferry_nodes_virtual_ppn(void)
 
 /* A key naming my node, equal on every rank of comm that shares it: the
  * lowest rank of comm on that node. */
-static int node_key(MPI_Comm comm, MPI_Comm *node_comm)
+static int node_key(MPI_Comm comm, MPI_Comm *node_comm, int *virtual_nodes)
 {
     int rank, wrank;
     MPI_Comm_rank(comm, &rank);
@@ -98,6 +98,7 @@ static int node_key(MPI_Comm comm, MPI_Comm *node_comm)
             fprintf(stderr, "ferry: warning: FERRY_RANKS_PER_NODE differs between ranks; nodes are the real hosts\n");
         ppn = 0;
     }
+    *virtual_nodes = ppn > 0;
     if (ppn > 0)
         MPI_Comm_split(comm, wrank / ppn, rank, node_comm);
     else
@@ -115,7 +116,7 @@ static int nodes_split(MPI_Comm comm, ferry_nodes *out)
     out->node_of = malloc((size_t)size * sizeof *out->node_of);
     int *keys = malloc((size_t)size * sizeof *keys);
     int *dense = malloc((size_t)size * sizeof *dense);
-    int key = node_key(comm, &out->node_comm);
+    int key = node_key(comm, &out->node_comm, &out->one_host);
     if (!out->node_of || !keys || !dense) {
         free(keys);
         free(dense);

@@ -15,6 +15,7 @@ typedef struct ferry_nodes {
     int my_node;
     MPI_Comm node_comm; /* the ranks of comm on my node */
     int node_rank, node_size;
+    int one_host; /* the nodes are FERRY_RANKS_PER_NODE groups: one host, one link */
 } ferry_nodes;
 
 /* Collective over comm. */

@@ -32,11 +32,18 @@ static void options(void)
     CHECK(c.key.write == 1 && c.key.ranks == 8 && c.key.nodes == 1 && c.key.bytes == bt.bytes);
     CHECK_STR(c.key.fs, "tmpfs");
     CHECK_STR(c.key.mount, "/mnt/x");
-    /* the same on 4 nodes and a large extent: one aggregator is tried too */
+    /* the same on 4 nodes of one host and a large extent: one aggregator is tried too */
     ferry_pattern big = pat(8, 4096, 480, 8 * 4096 * 480, 8 * 4096 * 480);
+    four.one_host = 1;
     ferry_learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
     ferry_learn_worth(&c);
     CHECK(has(&c, FERRY_COLL_TWOPHASE, 1) && has(&c, FERRY_COLL_LOCAL, 0));
+    /* ... but not on 4 real nodes, where one aggregator is one node's link */
+    four.one_host = 0;
+    ferry_learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
+    ferry_learn_worth(&c);
+    CHECK(!has(&c, FERRY_COLL_TWOPHASE, 1) && has(&c, FERRY_COLL_LOCAL, 0));
+    four.one_host = 1;
     /* ... not when the program set cb_nodes */
     loc->hints.cb_nodes = 2;
     ferry_learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
