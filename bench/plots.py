@@ -68,7 +68,8 @@ def _title(rs):
 
 
 def _fsname(fs):
-    return fs.strip("/").replace("/", "_") or "root"
+    # "cluster:/mnt/..." too: no ':' in a file name (not every checkout takes one)
+    return fs.replace(":", "").strip("/").replace("/", "_") or "root"
 
 
 def _plain(v, _pos=None):
