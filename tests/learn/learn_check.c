@@ -1,6 +1,7 @@
 /*
  * Checks members of ferry's statistics records (FERRY_STATS_JSON, one
- * record per line) or of a store of learned choices, by dotted path:
+ * record per line) or of a store of learned choices, by dotted path (a
+ * number names an array's element: learning.coll_write.tried.0.calls):
  *
  *   learn_check FILE [-r N] [-f SUBSTRING] PATH OP VALUE ...
  *

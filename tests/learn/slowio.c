@@ -4,9 +4,14 @@
  * sleeps a random 0..SLOWIO_US microseconds first, so that rank's view of
  * how long a call took differs wildly from the others'. Learning must
  * still take the same option on every rank.
+ *
+ * With SLOWIO_WIN_US, every rank's MPI_Win_allocate_shared (local
+ * aggregation's node window, made once per open) sleeps that long first:
+ * work done once, which learning must not charge to the option's calls.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <mpi.h>
 #include <stdlib.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -72,4 +77,17 @@ ssize_t preadv(int fd, const struct iovec *v, int c, off_t o)
         f = (rwv_fn)next("preadv");
     maybe_sleep();
     return f(fd, v, c, o);
+}
+
+typedef int (*win_fn)(MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *);
+
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win)
+{
+    static win_fn f;
+    if (!f)
+        f = (win_fn)next("MPI_Win_allocate_shared");
+    const char *us = getenv("SLOWIO_WIN_US");
+    if (us && atol(us) > 0)
+        usleep((useconds_t)atol(us));
+    return f(size, disp_unit, info, comm, base, win);
 }

@@ -20,11 +20,16 @@ const json_t *tj_at(const json_t *v, const char *path)
         const char *dot = strchr(path, '.');
         size_t n = dot ? (size_t)(dot - path) : strlen(path);
         char key[256];
-        if (!json_is_object(v) || n >= sizeof key)
+        if (n >= sizeof key)
             return NULL;
         memcpy(key, path, n);
         key[n] = '\0';
-        v = json_object_get(v, key);
+        char *end;
+        unsigned long i = strtoul(key, &end, 10);
+        if (json_is_array(v) && n && !*end) /* "tried.0.best_seconds": an element */
+            v = json_array_get(v, i);
+        else
+            v = json_is_object(v) ? json_object_get(v, key) : NULL;
         path = dot ? dot + 1 : NULL;
     }
     return v;

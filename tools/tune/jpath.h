@@ -13,7 +13,8 @@
 /* Parses text[0..len) into a new reference (json_decref), or NULL with a
  * message in err. */
 json_t *tj_parse(const char *text, size_t len, char *err, size_t errlen);
-/* Member by dotted path ("ferry_stats.write.counters.bytes_written"), or NULL. */
+/* Member by dotted path ("ferry_stats.write.counters.bytes_written"; a number
+ * names an element of an array: "tried.0.calls"), or NULL. */
 const json_t *tj_at(const json_t *v, const char *path);
 /* The number at path, or def when it is missing or not a number (true = 1). */
 double tj_num(const json_t *v, const char *path, double def);
