@@ -317,7 +317,7 @@ static int settle_growth(ferry_fd *fd)
     int64_t end = __atomic_load_n(&c->hold_end, __ATOMIC_RELAXED), want = c->hold_size > end ? c->hold_size : end;
     if (end == 0)
         return 0;
-    int64_t have;
+    int64_t have = 0;
     int rc = list_dir(c->path, fd->fd);
     if (!rc)
         rc = forced_stat(fd->fd, &have);
