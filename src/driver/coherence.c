@@ -305,15 +305,14 @@ int ferry_coh_zeros(ferry_fd *fd, int64_t from, int64_t to, int *err)
 /* Still under the lock, with the holder's writes synced: the size must be
  * the one found at begin, or the end of these writes where they reach
  * past it. Two writes in flight at once right after a refresh can each
- * measure their growth from the size before the other (GlusterFS shard:
- * the second's base-file refresh lands after the first's growth), which
- * leaves the size too large; measured on the cluster in 2 % of atomic
- * calls. What lies past the right size reads as zeros and is cut; a size
- * short of these writes is set to their end. */
+ * measure their growth from the size before the other (likely, from
+ * GlusterFS's shard.c: the second's base-file refresh lands after the
+ * first's growth), which leaves the size too large; seen on the cluster in
+ * 2 % of atomic mode's size checks. What lies past the right size reads as
+ * zeros and is cut; a size short of these writes is set to their end. */
 static int settle_growth(ferry_fd *fd)
 {
     ferry_coherence *c = fd->coh;
-    __atomic_store_n(&c->holding, 0, __ATOMIC_RELAXED);
     int64_t end = __atomic_load_n(&c->hold_end, __ATOMIC_RELAXED), want = c->hold_size > end ? c->hold_size : end;
     if (end == 0)
         return 0;
@@ -343,11 +342,11 @@ int ferry_coh_grow_end(ferry_fd *fd, int held)
         rc = fsync(fd->fd);
     } while (rc < 0 && errno == EINTR);
     int err = rc < 0 ? -errno : 0;
+    __atomic_store_n(&fd->coh->holding, 0, __ATOMIC_RELAXED);
     if (!err)
         ferry_coh_synced(fd);
-    int s = settle_growth(fd);
     if (!err)
-        err = s;
+        err = settle_growth(fd);
     int u = grow_lock(fd->fd, F_UNLCK);
     return err ? err : u;
 }
