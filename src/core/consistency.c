@@ -7,9 +7,7 @@
 #include "core/errors.h"
 #include "driver/coherence.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 static int64_t max64(int64_t a, int64_t b)
 {

@@ -116,8 +116,8 @@ static void options(ferry_learn_ctx *ctx)
     /* fewer aggregators: one, where the default takes several and the
      * extent gives them each a domain; not across real nodes, where one
      * aggregator sends every byte through one node's link (the cluster,
-     * docs/cluster.md: its trials 2.9-3.9x slower, BT-IO writes through
-     * auto 0.75x two-phase for them) */
+     * bench/results/cluster/README.md: its trials 2.9-3.9x slower, BT-IO
+     * writes through auto 0.75x two-phase for them) */
     if (f->hints.cb_nodes == 0 && k->extent >= 2 * FERRY_TP_MIN_DOMAIN && (nodes->nnodes == 1 || nodes->one_host) &&
         default_aggs(f, nodes) > 1)
         add_opt(ctx, FERRY_COLL_TWOPHASE, 1);
