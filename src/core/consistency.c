@@ -47,7 +47,7 @@ static int size_matching(ferry_file *f, int64_t want, int64_t *size)
 int ferry_consist_open(ferry_file *f)
 {
     int err = ferry_coh_attach(&f->fd, f->path, &f->fs);
-    if (!err && ferry_coh_active(&f->fd)) {
+    if (!err && ferry_coh_active(&f->fd) && !f->fs.one_client) {
         say_undefeatable(f);
         /* the kernel keeps pages across close and open (GlusterFS
          * fopen-keep-cache): another node's writes since are not in them */
@@ -89,7 +89,12 @@ int ferry_consist_open(ferry_file *f)
 static int set_size_back(ferry_file *f, int64_t want)
 {
     int err = 0;
-    if (f->rank == 0 && !f->no_size_fixup) {
+    if (f->rank == 0 && !f->no_size_fixup && f->fs.one_client) {
+        /* the job's writes are all the client's: asking the servers would
+         * renew its attributes, and the kernel then drops every page the
+         * job wrote (the change time moved); setting the size keeps them */
+        err = f->fd.drv->truncate(&f->fd, want);
+    } else if (f->rank == 0 && !f->no_size_fixup) {
         int64_t have = 0;
         err = ferry_coh_refresh(&f->fd, 1);
         if (!err)
@@ -125,9 +130,11 @@ static int agree_and_refresh(ferry_file *f, int code, const char *elsewhere)
         f->settled_size = want;
     ferry_coh_set_floor(&f->fd, want);
     int64_t size;
-    if (!err)
+    /* one client: its pages and size are the ranks' own (a refresh would
+     * only make the kernel drop the pages, see set_size_back) */
+    if (!err && !f->fs.one_client)
         err = ferry_coh_refresh(&f->fd, 0);
-    if (!err)
+    if (!err && !f->fs.one_client)
         err = size_matching(f, want, &size);
     /* the size is set back on rank 0 only, so its failure is everybody's */
     return ferry_agree(f, err ? ferry_err_errno(err, "refreshing this node's view of the file") : MPI_SUCCESS,

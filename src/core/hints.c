@@ -14,6 +14,7 @@
 
 #include "core/hints_internal.h"
 #include "core/version.h"
+#include "util/fnv.h"
 #include "util/size.h"
 
 #define NWARN ((int)(sizeof(((ferry_hint_warnings *)0)->msg) / sizeof(((ferry_hint_warnings *)0)->msg[0])))
@@ -261,41 +262,30 @@ void ferry_hints_print_romio(const ferry_hints *h, const char *filename, FILE *o
     fflush(out);
 }
 
-/* FNV-1a, 64 bit */
-static uint64_t fnv(uint64_t hash, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) {
-        hash ^= c[i];
-        hash *= 1099511628211ULL;
-    }
-    return hash;
-}
-#define FNV_INIT 14695981039346656037ULL
 
 static uint64_t field_hash(const ferry_hints *h, const hint_def *d)
 {
     char v[FERRY_HINT_STR];
     ferry_hint_format(h, d, v, sizeof v);
-    uint64_t x = fnv(FNV_INIT, d->name, strlen(d->name));
-    x = fnv(x, "=", 1);
-    return fnv(x, v, strlen(v));
+    uint64_t x = ferry_fnv(FERRY_FNV_INIT, d->name, strlen(d->name));
+    x = ferry_fnv(x, "=", 1);
+    return ferry_fnv(x, v, strlen(v));
 }
 
 /* Over the stored values, not their text: an open computes it every time,
  * and formatting every hint cost more than the rest of the open's own work. */
 uint64_t ferry_hints_digest(const ferry_hints *h)
 {
-    uint64_t x = FNV_INIT;
+    uint64_t x = FERRY_FNV_INIT;
     for (int i = 0; i < ferry_hint_count; i++) {
         const hint_def *d = &ferry_hint_table[i];
         if (d->alias || !d->must_agree)
             continue;
         const void *v;
         size_t n = ferry_hint_raw(h, d, &v);
-        x = fnv(x, d->name, strlen(d->name));
-        x = fnv(x, v, n);
-        x = fnv(x, ";", 1);
+        x = ferry_fnv(x, d->name, strlen(d->name));
+        x = ferry_fnv(x, v, n);
+        x = ferry_fnv(x, ";", 1);
     }
     return x;
 }

@@ -19,6 +19,7 @@
 #include "core/amode.h"
 #include "core/compat_env.h"
 #include "core/consistency.h"
+#include "core/job.h"
 #include "core/errors.h"
 #include "core/file.h"
 #include "core/dups.h"
@@ -132,6 +133,8 @@ static void facts_apply(ferry_file *f, const ferry_open_facts *x, ferry_remember
     ferry_fs_apply_hints(&f->fs, f->hints.striping_unit, f->hints.striping_factor);
     if (f->hints.cache_coherent != FERRY_TRI_AUTO)
         ferry_fs_vouch_cache(&f->fs, f->hints.cache_coherent == FERRY_TRI_ENABLE);
+    else if (f->fs.clients_here == 1 && !f->fs.coherent_cache && ferry_job_one_view(f->comm))
+        ferry_fs_one_client(&f->fs); /* rank 0's mount table is every rank's */
     f->stats.fs = f->fs;
 }
 
@@ -323,7 +326,7 @@ static void display(const ferry_file *f)
         ferry_fs_describe(&f->fs, fs, sizeof fs);
         fprintf(stderr, "  file system %s\n", fs);
         ferry_fs_describe_consistency(&f->fs, fs, sizeof fs);
-        fprintf(stderr, "  for other nodes' writes ferry %s\n", fs);
+        fprintf(stderr, "  other clients' writes: %s\n", fs);
     }
     if (f->sw.v[FERRY_SW_ROMIO_PRINT]) {
         ferry_hints in_effect;

@@ -5,6 +5,7 @@
  *    so the maximum of each word is rank 0's.
  */
 #include "core/open_agree.h"
+#include "util/fnv.h"
 
 #include <string.h>
 
@@ -15,10 +16,7 @@ enum { AG_ERR, AG_AMODE, AG_NAMODE, AG_DIGEST, AG_NDIGEST, AG_POOL, AG_NPOOL, AG
 /* FNV-1a of the file name, shortened so its negation is representable. */
 static int64_t name_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; s && *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (int64_t)(h >> 2);
+    return (int64_t)(ferry_fnv_str(s) >> 2);
 }
 
 int ferry_open_agree(MPI_Comm comm, int rank, const ferry_open_mine *m, ferry_open_agreed *a)

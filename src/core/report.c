@@ -7,6 +7,7 @@
 #include "core/report.h"
 #include "core/finalize.h"
 #include "ferry.h"
+#include "util/fnv.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -382,10 +383,7 @@ void ferry_report_init(void)
     char mine[sizeof target];
     const char *env = getenv("FERRY_REPORT");
     int want = parse(env, mine, sizeof mine);
-    uint64_t h = 1469598103934665603ull;
-    for (const char *p = env && want ? env : ""; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    int64_t hv = (int64_t)(h >> 2);
+    int64_t hv = (int64_t)(ferry_fnv_str(want ? env : NULL) >> 2);
     int64_t v[4] = {want, -want, hv, -hv}, r[4];
     MPI_Allreduce(v, r, 4, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     if (!r[0])

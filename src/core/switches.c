@@ -3,6 +3,7 @@
 #include "core/compat_env.h"
 #include "core/machine.h"
 #include "core/stats.h"
+#include "util/fnv.h"
 
 #include <mpi.h>
 #include <stdatomic.h>
@@ -18,10 +19,7 @@ static int64_t digest(const char *s)
 {
     if (!s || !*s)
         return 0;
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (int64_t)(h >> 2) | 1;
+    return (int64_t)(ferry_fnv_str(s) >> 2) | 1;
 }
 
 void ferry_switches_local(ferry_switches *s)

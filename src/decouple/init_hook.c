@@ -11,6 +11,7 @@
 #include "core/file.h"
 #include "core/finalize.h"
 #include "core/mpi_lib.h"
+#include "core/job.h"
 #include "core/report.h"
 #include "decouple/decouple.h"
 #include "strategy/forward.h"
@@ -97,7 +98,8 @@ FERRY_PUBLIC int MPI_Init(int *argc, char ***argv)
     else
         rc = tool ? tool(argc, argv) : PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS) {
-        ferry_report_init(); /* collective: before data processes go serving */
+        ferry_job_init(); /* collective, as is the next: before data processes go serving */
+        ferry_report_init();
         after_init();
     }
     return rc;
@@ -108,6 +110,7 @@ FERRY_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *pro
     ferry_mpi_lib_check();
     int rc = init_thread(argc, argv, ferry_forward_thread_level(required), provided);
     if (rc == MPI_SUCCESS) {
+        ferry_job_init();
         ferry_report_init();
         after_init();
     }

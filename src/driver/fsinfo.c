@@ -162,38 +162,94 @@ static size_t prefix_len(const char *mnt, const char *path)
     return m;
 }
 
+/* One mountinfo line's fields that ferry reads:
+ * id parent major:minor root mount-point options [optional...] - type source options */
+typedef struct {
+    char dev[32], point[PATH_MAX], type[64], source[PATH_MAX];
+} mount_line;
+
+/* Parses the line at `line`; returns the next line, and *ok = 1 when the
+ * line had every field. */
+static const char *mount_line_parse(const char *line, mount_line *m, int *ok)
+{
+    const char *end = strchr(line, '\n');
+    if (!end)
+        end = line + strlen(line);
+    char skip[PATH_MAX];
+    const char *s = field(line, end, skip, sizeof skip);
+    s = field(s, end, skip, sizeof skip);
+    s = field(s, end, m->dev, sizeof m->dev);
+    s = field(s, end, skip, sizeof skip);
+    s = field(s, end, m->point, sizeof m->point);
+    const char *dash = s;
+    while (dash < end && !(dash[0] == '-' && (dash == s || dash[-1] == ' ') && dash + 1 < end && dash[1] == ' '))
+        dash++;
+    *ok = m->point[0] == '/' && dash < end;
+    if (*ok)
+        field(field(dash + 2, end, m->type, sizeof m->type), end, m->source, sizeof m->source);
+    return *end ? end + 1 : end;
+}
+
+/* The line of the mount holding path (the last of equal mount points). */
+static int mount_line_of(const char *text, const char *path, mount_line *best)
+{
+    size_t best_len = 0;
+    int found = -1;
+    mount_line m;
+    for (const char *line = text; line && *line;) {
+        int ok;
+        line = mount_line_parse(line, &m, &ok);
+        size_t l = ok ? prefix_len(m.point, path) : 0;
+        if (l && l >= best_len) {
+            best_len = l;
+            found = 0;
+            *best = m;
+        }
+    }
+    return found;
+}
+
 int ferry_mountinfo_match(const char *text, const char *path, char *fstype, size_t fcap, char *mnt,
                           size_t mcap)
 {
-    size_t best = 0;
-    int found = -1;
-    char point[PATH_MAX], type[64], skip[PATH_MAX];
-    for (const char *line = text; line && *line;) {
-        const char *end = strchr(line, '\n');
-        if (!end)
-            end = line + strlen(line);
-        /* id parent major:minor root mount-point options [optional...] - type source options */
-        const char *s = line;
-        for (int i = 0; i < 4 && s < end; i++)
-            s = field(s, end, skip, sizeof skip);
-        s = field(s, end, point, sizeof point);
-        const char *dash = s;
-        while (dash < end && !(dash[0] == '-' && (dash == s || dash[-1] == ' ') && dash + 1 < end && dash[1] == ' '))
-            dash++;
-        if (point[0] == '/' && dash < end) {
-            field(dash + 2, end, type, sizeof type);
-            size_t l = prefix_len(point, path);
-            if (l && l >= best) {
-                best = l;
-                found = 0;
-                snprintf(fstype, fcap, "%s", type);
-                if (mnt && mcap)
-                    snprintf(mnt, mcap, "%s", point);
-            }
-        }
-        line = *end ? end + 1 : end;
+    mount_line *m = malloc(sizeof *m);
+    int found = m ? mount_line_of(text, path, m) : -1;
+    if (!found) {
+        snprintf(fstype, fcap, "%s", m->type);
+        if (mnt && mcap)
+            snprintf(mnt, mcap, "%s", m->point);
     }
+    free(m);
     return found;
+}
+
+/* "server:/volume" names one volume by any of its servers: the volume counts */
+static const char *export_of(const char *source)
+{
+    const char *colon = strchr(source, ':');
+    return colon ? colon + 1 : source;
+}
+
+int ferry_mountinfo_clients(const char *text, const char *path)
+{
+    enum { MOST = 64 };
+    mount_line *want = malloc(sizeof *want), *m = malloc(sizeof *m);
+    char seen[MOST][32];
+    int n = 0;
+    if (want && m && mount_line_of(text, path, want) == 0)
+        for (const char *line = text; *line && n < MOST;) {
+            int ok, known = 0;
+            line = mount_line_parse(line, m, &ok);
+            if (!ok || strcmp(m->type, want->type) || strcmp(export_of(m->source), export_of(want->source)))
+                continue;
+            for (int i = 0; i < n && !known; i++)
+                known = !strcmp(seen[i], m->dev);
+            if (!known)
+                snprintf(seen[n++], sizeof seen[0], "%s", m->dev);
+        }
+    free(want);
+    free(m);
+    return n;
 }
 
 /* The whole of a /proc text (its size says 0 until read). */
@@ -337,13 +393,15 @@ static void mount_probe(const char *at, unsigned long magic, ferry_fs_info *out)
 {
     char real[PATH_MAX], type[64] = "", mnt[PATH_MAX] = "";
     char *text = realpath(at, real) ? slurp("/proc/self/mountinfo") : NULL;
-    if (text)
-        ferry_mountinfo_match(text, real, type, sizeof type, mnt, sizeof mnt);
+    int clients = 0;
+    if (text && ferry_mountinfo_match(text, real, type, sizeof type, mnt, sizeof mnt) == 0)
+        clients = ferry_mountinfo_clients(text, real);
     free(text);
     /* a mount table out of step with the path (another namespace) loses to the kernel's answer */
     if (type[0] && magic == MAGIC_FUSE && strncmp(type, "fuse", 4))
         type[0] = 0;
     ferry_fs_classify(type[0] ? type : NULL, magic, out);
+    out->clients_here = type[0] ? clients : 0;
     if (type[0] && strlen(mnt) < sizeof out->mount)
         memcpy(out->mount, mnt, strlen(mnt) + 1);
     if (out->type == FERRY_FS_GLUSTER && mnt[0])
@@ -436,6 +494,17 @@ void ferry_fs_vouch_cache(ferry_fs_info *fs, int coherent)
     }
 }
 
+/* Another job's writes from another client are outside MPI's rules; they
+ * show here once this client's attribute cache expires and the kernel sees
+ * the new change time at open (GlusterFS: 1 s; measured with a second mount,
+ * docs/filesystems.md). */
+void ferry_fs_one_client(ferry_fs_info *fs)
+{
+    fs->one_client = 1;
+    fs->keeps_pages = 0;
+    fs->truncate_stale = 0;
+}
+
 const char *ferry_fs_type_name(ferry_fs_type t)
 {
     switch (t) {
@@ -502,15 +571,21 @@ void ferry_fs_describe(const ferry_fs_info *fs, char *out, size_t cap)
 
 void ferry_fs_describe_consistency(const ferry_fs_info *fs, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s%s%s%s%s", fs->keeps_pages ? "drops cached pages, " : "",
-             fs->size_refresh == FERRY_SIZE_LIST   ? "lists the directory for sizes, "
-             : fs->size_refresh == FERRY_SIZE_STAT ? "forces a stat for sizes, "
-                                                   : "",
+    /* one client: sizes are refreshed only under atomic mode's growth lock */
+    const char *sizes = fs->size_refresh == FERRY_SIZE_LIST   ? "lists the directory for sizes"
+                        : fs->size_refresh == FERRY_SIZE_STAT ? "forces a stat for sizes"
+                                                              : "";
+    char acts[200];
+    snprintf(acts, sizeof acts, "%s%s%s%s%s%s%s", fs->keeps_pages ? "drops cached pages, " : "", sizes,
+             sizes[0] && fs->one_client ? " in atomic mode" : "", sizes[0] ? ", " : "",
              fs->close_behind ? "syncs before close, " : "", fs->size_race ? "sets racing sizes back, " : "",
              fs->truncate_stale ? "cannot: pieces re-created after another node's truncate (reads fail)" : "");
-    size_t n = strlen(out);
-    if (n >= 2 && !strcmp(out + n - 2, ", "))
-        out[n - 2] = 0;
-    if (!out[0])
-        snprintf(out, cap, "nothing (caches coherent)");
+    size_t n = strlen(acts);
+    if (n >= 2 && !strcmp(acts + n - 2, ", "))
+        acts[n - 2] = 0;
+    if (fs->one_client)
+        snprintf(out, cap, "none: the whole job has one client, this host's mount%s%s", acts[0] ? "; ferry still " : "",
+                 acts);
+    else
+        snprintf(out, cap, "%s%s", acts[0] ? "ferry " : "ferry does nothing (caches coherent)", acts);
 }

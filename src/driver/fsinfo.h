@@ -76,6 +76,11 @@ typedef struct ferry_fs_info {
      * again stay unreadable here until the client forgets the file
      * (GlusterFS shard): no client call defeats it, reads fail instead */
     int truncate_stale;
+    /* clients of this volume in this process's mount table (0: unknown) */
+    int clients_here;
+    /* every process of the job reaches the file system through one client
+     * (ferry_fs_one_client): what is done for other clients' caches is off */
+    int one_client;
 } ferry_fs_info;
 
 /* Fills *out for the file system holding path (the file itself if it
@@ -101,12 +106,25 @@ void ferry_fs_apply_hints(ferry_fs_info *fs, int64_t striping_unit, int striping
  * nor the truncate fault: those are not caches). */
 void ferry_fs_vouch_cache(ferry_fs_info *fs, int coherent);
 
+/* The whole job reaches the file system through this one client (one
+ * host, one mount namespace, one mount of the volume: the core knows the
+ * job). Its pages and sizes are shared by every rank, so what makes other
+ * clients' writes show is dropped; what one client itself needs stays
+ * (read-modify-write stays unsafe: GlusterFS's write-behind answers before
+ * its other processes can read). */
+void ferry_fs_one_client(ferry_fs_info *fs);
+
 /* The mount whose mount point is the longest prefix of `path` (absolute,
  * symlinks resolved) in /proc/self/mountinfo text; the last of equal mount
  * points wins (it is mounted over the others). Copies its file-system type
  * and mount point. Returns 0, or -1 when no line matches. */
 int ferry_mountinfo_match(const char *text, const char *path, char *fstype, size_t fcap, char *mnt,
                           size_t mcap);
+
+/* How many clients of the file system holding `path` this mount table has:
+ * the distinct devices mounted with its type from its volume (the source
+ * without a "server:" part; bind mounts share a device). 0: no match. */
+int ferry_mountinfo_clients(const char *text, const char *path);
 
 /* Type and guarantees from a mount-table type name and a statfs magic
  * (either may be missing: NULL / 0). The stripe facts are left alone. */
@@ -120,9 +138,10 @@ const char *ferry_size_refresh_name(ferry_size_refresh r);
  * caches NOT coherent, read-modify-write UNSAFE)", "ext4 (local; not striped; ...)". */
 void ferry_fs_describe(const ferry_fs_info *fs, char *out, size_t cap);
 /* What ferry does at sync, open and close so that other clients' writes
- * show here, in a few words ("drops cached pages, lists the directory for
- * sizes, syncs before close, sets racing sizes back"); "nothing" where the
- * caches are coherent. */
+ * show here, in a few words ("ferry drops cached pages, lists the directory
+ * for sizes, syncs before close, sets racing sizes back"); "ferry does
+ * nothing" where the caches are coherent; "none: the whole job has one
+ * client..." and what that client still needs where ferry_fs_one_client. */
 void ferry_fs_describe_consistency(const ferry_fs_info *fs, char *out, size_t cap);
 
 #endif

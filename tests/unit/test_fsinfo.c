@@ -52,6 +52,21 @@ int main(void)
     match("/mnt/ferry-pfs/shard/out.dat", "fuse.glusterfs", "/mnt/ferry-pfs/shard");
     match("/home/u/f", "nfs4", "/home");       /* optional fields before the separator */
     match("/mnt/with space/f", "beegfs", "/mnt/with space");
+    /* clients of a path's volume: devices mounted from its source, whatever
+     * the server is called; a bind mount shares its device */
+    static const char *TWO =
+        "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+        "33 22 0:39 / /mnt/a rw - fuse.glusterfs vm:/ferry-shard rw\n"
+        "34 22 0:39 /sub /mnt/bind rw - fuse.glusterfs vm:/ferry-shard rw\n"
+        "35 22 0:50 / /mnt/b rw - fuse.glusterfs localhost:/ferry-shard rw\n"
+        "36 22 0:51 / /mnt/c rw - fuse.glusterfs vm:/ferry-dist rw\n";
+    CHECK(ferry_mountinfo_clients(MOUNTINFO, "/mnt/ferry-pfs/shard/x") == 1);
+    CHECK(ferry_mountinfo_clients(MOUNTINFO, "/tmp/x") == 1);
+    CHECK(ferry_mountinfo_clients(TWO, "/mnt/a/x") == 2);
+    CHECK(ferry_mountinfo_clients(TWO, "/mnt/bind/x") == 2);
+    CHECK(ferry_mountinfo_clients(TWO, "/mnt/c/x") == 1);
+    CHECK(ferry_mountinfo_clients("", "/x") == 0);
+
     char t[64], m[64];
     CHECK(ferry_mountinfo_match("", "/x", t, sizeof t, m, sizeof m) == -1);
     CHECK(ferry_mountinfo_match("garbage line\n\n", "/x", t, sizeof t, m, sizeof m) == -1);
@@ -121,6 +136,16 @@ int main(void)
     CHECK(!fs.coherent_cache && !fs.rmw_safe && fs.cache_from_hint);
     fs = classify("ext4", 0);
     CHECK(!fs.cache_from_hint);
+
+    /* one client for the whole job: the remedies for other clients' pages
+     * go; what one client needs (its own racing sizes, flush-behind, unsafe
+     * read-modify-write) stays */
+    fs = classify("fuse.glusterfs", 0x65735546);
+    CHECK(fs.keeps_pages && fs.close_behind);
+    ferry_fs_one_client(&fs);
+    CHECK(fs.one_client && !fs.keeps_pages && !fs.truncate_stale && !fs.coherent_cache && !fs.rmw_safe);
+    ferry_fs_describe_consistency(&fs, d0, sizeof d0);
+    CHECK(strstr(d0, "one client") && !strstr(d0, "drops cached pages") && strstr(d0, "; ferry still ") && strstr(d0, "syncs before close"));
 
     /* a live probe of this machine's /tmp and of a path that does not exist yet */
     CHECK(ferry_fs_probe("/tmp", &fs) == 0);
