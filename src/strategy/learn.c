@@ -431,9 +431,12 @@ int ferry_learn_entry(const ferry_learn_slot *s, ferry_learn_mode mode, ferry_le
     int measured = 0;
     for (int i = 0; i < s->nopt; i++)
         measured += s->opt[i].n > 0;
-    /* kept when something was learned, or something is left for the next run */
+    /* kept when something was learned, or something is left for the next
+     * run that the store does not know of yet: a pattern the store gave
+     * and this run only repeated leaves it as it was (rewriting it costs
+     * a close milliseconds: lock, parse, write, rename) */
     if (!s->used || mode == FERRY_LEARN_OFF || mode == FERRY_LEARN_REUSE || !measured ||
-        !(s->dirty || (untried(s) >= 0 && !s->tuned)))
+        !(s->dirty || (untried(s) >= 0 && !s->tuned && !s->from_store)))
         return 0;
     memset(e, 0, sizeof *e);
     e->key = s->key;

@@ -317,6 +317,18 @@ static void store(void)
     memset(&l, 0, sizeof l);
     s = ferry_learn_pick(&l, &c, why, sizeof why);
     CHECK(!s->trial && s->running == 1);
+    /* ... and a pattern of one call a run, which leaves the third untried
+     * again, gives the store nothing new: not written again either */
+    ferry_learn_done(&l, s, cost[1]);
+    ferry_learned_entry again;
+    CHECK(!ferry_learn_entry(&l.slot[0], FERRY_LEARN_AUTO, &again));
+    /* the same pattern in a run without the store is kept (its untried
+     * options are left for the next run) */
+    c.known = NULL;
+    memset(&l, 0, sizeof l);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    ferry_learn_done(&l, s, cost[s->running]);
+    CHECK(ferry_learn_entry(&l.slot[0], FERRY_LEARN_AUTO, &again) == 1);
 }
 
 int main(void)
