@@ -41,7 +41,13 @@ static void rules(void)
     CHECK(choose(loc, 1, mid, 1, why) == FERRY_COLL_INDEPENDENT); /* 2 ranks per node */
     ferry_file *loc8 = file_of(FERRY_FS_CLASS_LOCAL, 8), *par8 = file_of(FERRY_FS_CLASS_PARALLEL, 8);
     ferry_pattern mid8 = pat(8, 8, 206 * KiB, 16 * MiB, 16 * MiB);
-    CHECK(choose(loc8, 1, mid8, 1, why) == FERRY_COLL_LOCAL);
+    CHECK(choose(loc8, 1, mid8, 1, why) == FERRY_COLL_INDEPENDENT); /* whole pages */
+    CHECK_MSG(strstr(why, "whole pages") != NULL, "%s", why);
+    ferry_pattern tile8 = pat(8, 512, 4 * KiB, 16 * MiB, 16 * MiB);
+    CHECK(choose(loc8, 1, tile8, 1, why) == FERRY_COLL_INDEPENDENT);
+    /* below a page, 8 ranks of a node merge on it (BT-IO's 480 B) */
+    ferry_pattern bt1 = pat(8, 1152, 480, 5 * MiB, 5 * MiB);
+    CHECK(choose(loc8, 1, bt1, 1, why) == FERRY_COLL_LOCAL);
     CHECK(choose(par8, 1, mid8, 1, why) == FERRY_COLL_INDEPENDENT);
     /* a stripe unit the file system reports raises the bar to a stripe */
     par8->fs.stripe_unit = 1 * MiB;
