@@ -279,8 +279,13 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
         if (code == MPI_SUCCESS) {
             if (!nodes)
                 code = ferry_err(MPI_ERR_INTERN, "could not map ranks to nodes");
-            else if (chosen == FERRY_COLL_TWOPHASE)
+            else if (chosen == FERRY_COLL_TWOPHASE) {
                 code = twophase_with(f, x, &runs, &pat, nodes, &c->memo[dir], cb_nodes, done);
+                /* the lists' exchange is kept for the pattern's next calls
+                 * when it repeats: learning compares what is still to come */
+                if (slot && pat.repeats)
+                    start += c->memo[dir].listed;
+            }
             else if (chosen == FERRY_COLL_LOCAL)
                 code = ferry_local(f, x, &runs, nodes, &c->win, done);
             else

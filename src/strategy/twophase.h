@@ -59,6 +59,10 @@ typedef struct ferry_tp_memo {
     ferry_domains d;
     ferry_tp_sender *senders;     /* copies, cursors at 0 */
     int nsenders;
+    /* seconds this rank's last plan spent exchanging the lists (0: kept
+     * ones moved): paid once while a pattern repeats, so what learning
+     * compares leaves it out, as it does local's node window */
+    double listed;
 } ferry_tp_memo;
 void ferry_tp_memo_free(ferry_tp_memo *memo);
 

@@ -2,6 +2,7 @@
 #include "core/errors.h"
 #include "core/wait.h"
 #include "core/machine.h"
+#include "core/stats.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -242,14 +243,18 @@ int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *run
     int topo = f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine_agreed(&f->sw);
     int repeat = memo && memo->valid && pat->repeats && !topo && same_domains(&plan->d, memo, pat->shift);
     int ex;
+    double listed = 0;
     if (repeat) {
         ex = senders_copy(&plan->senders, memo->senders, memo->nsenders, pat->shift);
         plan->nsenders = plan->senders || !memo->nsenders ? memo->nsenders : 0;
     } else {
+        double l0 = ferry_now();
         ex = exchange_lists(f, plan);
+        listed = ferry_now() - l0;
     }
     if (memo) {
         ferry_tp_memo_free(memo);
+        memo->listed = listed;
         /* a rank that cannot keep the lists fails this call, so no rank keeps any */
         if (senders_copy(&memo->senders, plan->senders, plan->nsenders, 0) < 0)
             ex = -1;
