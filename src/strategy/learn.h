@@ -31,6 +31,7 @@ typedef struct ferry_learn_opt {
     double tail[2];      /* the last two calls: what it does now */
     int64_t n;           /* calls measured in this open */
     int prior;           /* best is the store's */
+    int warm;            /* best is only the file's first call (it pays what every option pays once) */
 } ferry_learn_opt;
 
 typedef enum { FERRY_LEARN_FIRST = 0, FERRY_LEARN_TRYING, FERRY_LEARN_SETTLED } ferry_learn_state;

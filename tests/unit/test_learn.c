@@ -156,11 +156,27 @@ static void learning(void)
     s = ferry_learn_pick(&l, &c, why, sizeof why);
     CHECK(s->running == 2 && s->trial == 1);
     ferry_learn_done(&l, s, cost[2]);
+    /* the rules' choice again: its only call was the file's first, which
+     * costs more whatever runs it; no trial */
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK(s->running == 0 && s->trial == 0 && s->state == FERRY_LEARN_TRYING);
+    CHECK_MSG(strstr(why, "measured again after the trials") != NULL, "%s", why);
+    ferry_learn_done(&l, s, cost[0]);
     /* settled on the fastest, with the measured ratio against the slowest */
     s = ferry_learn_pick(&l, &c, why, sizeof why);
     CHECK(s->running == 1 && s->trial == 0 && s->state == FERRY_LEARN_SETTLED);
     CHECK_MSG(strstr(why, "3.00x faster than local") != NULL, "%s", why);
     ferry_learn_done(&l, s, cost[1]);
+
+    /* the file's first call costs 2-3x whatever runs it: the rules' choice,
+     * measured only there, is measured again before another can win */
+    memset(&l, 0, sizeof l);
+    double fair[3] = {1e-3, 1.5e-3, 2e-3};
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    ferry_learn_done(&l, s, 3 * fair[s->running]);
+    int wl = -1, wt = 0, wran[3] = {0};
+    run(&l, &c, fair, 0, 20, wran, &wl, &wt);
+    CHECK_MSG(wl == 0 && wran[0] == 18 && wt == 2, "%d %d %d %d", wl, wran[0], wran[1], wran[2]);
 
     /* bounded: however long and noisy the run, trials never pass the cap */
     for (int cap = 0; cap <= 6; cap++) {
