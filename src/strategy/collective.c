@@ -285,11 +285,11 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
                  * when it repeats: learning compares what is still to come */
                 if (slot && pat.repeats)
                     start += c->memo[dir].listed;
-            }
-            else if (chosen == FERRY_COLL_LOCAL)
+            } else if (chosen == FERRY_COLL_LOCAL) {
                 code = ferry_local(f, x, &runs, nodes, &c->win, done);
-            else
+            } else {
                 code = ferry_strategy_independent(f, x, 1, done);
+            }
         }
     }
     ferry_stats_strategy(&f->stats, kind, ferry_coll_strategy_name(chosen), reason);
