@@ -11,6 +11,8 @@
 /* the page cache's unit on the machines ferry runs on (x86-64, aarch64's
  * default): a constant, so that every rank's rule gives one answer */
 enum { PAGE = 4096 };
+/* below this, interleaved pieces on one host still merge (ferry_auto_choose) */
+enum { ONE_HOST_BIG = 1 << 20 };
 
 static void human(char *out, size_t cap, int64_t b)
 {
@@ -76,6 +78,17 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
     if (p->active <= 1) {
         snprintf(reason, cap, "independent: only %lld rank has data", (long long)p->active);
         return FERRY_COLL_INDEPENDENT;
+    }
+    /* Where every rank shares one host, the exchange is a copy in memory
+     * and the file system gets fewer, larger requests: on the sharded
+     * GlusterFS testbed HACC-IO's interleaved 206 KiB pieces went faster
+     * through two-phase in 15 of 16 runs' writes and 14 of 16 reads (make
+     * demo, both builds, bench/results/learn.md); IOR's 1 MiB did not. Across
+     * hosts every byte would cross the links twice (docs/cluster.md). */
+    int one_host = nn == 1 || (nodes && nodes->one_host);
+    if (avg >= big && remote && interleaved && one_host && avg < (big > ONE_HOST_BIG ? big : ONE_HOST_BIG)) {
+        snprintf(reason, cap, "twophase: %s %s interleaved on one host, merged in memory", a, op);
+        return FERRY_COLL_TWOPHASE;
     }
     if (avg >= big) {
         snprintf(reason, cap, "independent: pieces average %s, already large %s", a, op);

@@ -35,9 +35,14 @@ static void rules(void)
     CHECK_MSG(strstr(why, "already large reads") != NULL, "%s", why);
     CHECK(choose(loc, 1, hacc, 1, why) == FERRY_COLL_INDEPENDENT);
     CHECK_MSG(strstr(why, "already large writes") != NULL, "%s", why);
-    /* 206 KiB pieces: large enough on the network, not on the page cache */
+    /* 206 KiB pieces: large enough on the network across hosts; on one
+     * host interleaved ones merge in memory first; not on the page cache */
     ferry_pattern mid = pat(2, 8, 206 * KiB, 4 * MiB, 4 * MiB);
-    CHECK(choose(par, 1, mid, 1, why) == FERRY_COLL_INDEPENDENT);
+    CHECK(choose(par, 1, mid, 1, why) == FERRY_COLL_TWOPHASE);
+    CHECK_MSG(strstr(why, "interleaved on one host") != NULL, "%s", why);
+    CHECK(choose(par, 2, mid, 1, why) == FERRY_COLL_INDEPENDENT);
+    ferry_pattern mb = pat(2, 2, 1 * MiB, 4 * MiB, 4 * MiB);
+    CHECK(choose(par, 1, mb, 1, why) == FERRY_COLL_INDEPENDENT); /* IOR's 1 MiB */
     CHECK(choose(loc, 1, mid, 1, why) == FERRY_COLL_INDEPENDENT); /* 2 ranks per node */
     ferry_file *loc8 = file_of(FERRY_FS_CLASS_LOCAL, 8), *par8 = file_of(FERRY_FS_CLASS_PARALLEL, 8);
     ferry_pattern mid8 = pat(8, 8, 206 * KiB, 16 * MiB, 16 * MiB);
@@ -48,14 +53,14 @@ static void rules(void)
     /* below a page, 8 ranks of a node merge on it (BT-IO's 480 B) */
     ferry_pattern bt1 = pat(8, 1152, 480, 5 * MiB, 5 * MiB);
     CHECK(choose(loc8, 1, bt1, 1, why) == FERRY_COLL_LOCAL);
-    CHECK(choose(par8, 1, mid8, 1, why) == FERRY_COLL_INDEPENDENT);
+    CHECK(choose(par8, 4, mid8, 1, why) == FERRY_COLL_INDEPENDENT);
     /* a stripe unit the file system reports raises the bar to a stripe */
     par8->fs.stripe_unit = 1 * MiB;
     par8->fs.stripe_src = FERRY_STRIPE_FS;
-    CHECK(choose(par8, 1, mid8, 1, why) == FERRY_COLL_TWOPHASE);
+    CHECK(choose(par8, 4, mid8, 1, why) == FERRY_COLL_TWOPHASE);
     /* an unconfirmed default does not */
     par8->fs.stripe_src = FERRY_STRIPE_DEFAULT;
-    CHECK(choose(par8, 1, mid8, 1, why) == FERRY_COLL_INDEPENDENT);
+    CHECK(choose(par8, 4, mid8, 1, why) == FERRY_COLL_INDEPENDENT);
     /* FLASH-like: each rank's 64 KiB pieces dense in its own range, 4 nodes
      * of 2: merged on the node on a parallel file system */
     ferry_pattern flash = pat(8, 16, 64 * KiB, 8 * MiB, 1 * MiB);
