@@ -79,7 +79,8 @@ typedef struct ferry_fs_info {
     /* clients of this volume in this process's mount table (0: unknown) */
     int clients_here;
     /* every process of the job reaches the file system through one client
-     * (ferry_fs_one_client): what is done for other clients' caches is off */
+     * (ferry_fs_one_client): no page drops; the core asks the servers for
+     * sizes only in atomic mode */
     int one_client;
 } ferry_fs_info;
 
@@ -108,10 +109,12 @@ void ferry_fs_vouch_cache(ferry_fs_info *fs, int coherent);
 
 /* The whole job reaches the file system through this one client (one
  * host, one mount namespace, one mount of the volume: the core knows the
- * job). Its pages and sizes are shared by every rank, so what makes other
- * clients' writes show is dropped; what one client itself needs stays
- * (read-modify-write stays unsafe: GlusterFS's write-behind answers before
- * its other processes can read). */
+ * job). Its pages are every rank's, so they are no longer dropped; what one
+ * client itself needs stays: racing sizes set back (the core sets them
+ * without asking the servers, whose answer would make the kernel drop the
+ * pages), the sync before close, atomic mode's growth lock, and unsafe
+ * read-modify-write (GlusterFS's write-behind answers before its other
+ * processes can read). */
 void ferry_fs_one_client(ferry_fs_info *fs);
 
 /* The mount whose mount point is the longest prefix of `path` (absolute,
