@@ -46,12 +46,16 @@ typedef struct ferry_learned_key {
     int64_t bytes, pieces, active, extent, span;
 } ferry_learned_key;
 
+/* The source an open sees on what an earlier open of this process learned
+ * (not yet in the store file: remember.c); never written to a store. */
+#define FERRY_LEARNED_THIS_JOB "this job"
+
 typedef struct ferry_learned_entry {
     ferry_learned_key key;
     ferry_learned_option choice;
     int ntried;
     ferry_learned_try tried[FERRY_LEARNED_MAX_TRIED];
-    char source[16];                    /* "online" or "ferry-tune" */
+    char source[16];                    /* "online" or "ferry-tune"; FERRY_LEARNED_THIS_JOB at open */
     int64_t updated;                    /* unix seconds */
     /* over every run so far: seconds of the pattern's calls, and what its
      * trials took beyond the fastest option known then (the trial budget) */

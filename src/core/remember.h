@@ -3,7 +3,8 @@
  * learned choices (core/learned.h) and every rank gets the entries for this
  * file system and job size (their count rides the broadcast of the
  * file-system facts the open already makes; the entries, when there are
- * any, follow in a second); at close, rank 0 adds what this open learned.
+ * any, follow in a second); at close, rank 0 adds what this open learned,
+ * saved at MPI_Finalize.
  */
 #ifndef FERRY_CORE_REMEMBER_H
 #define FERRY_CORE_REMEMBER_H
@@ -24,9 +25,10 @@ typedef struct ferry_remember_wire {
 void ferry_remember_load(const ferry_file *f, const ferry_fs_info *fs, ferry_remember_wire *w);
 /* Every rank, after the broadcast: keeps the entries on f. */
 void ferry_remember_keep(ferry_file *f, const ferry_remember_wire *w);
-/* Adds one entry for rank 0 to save at close. */
+/* Adds one entry for rank 0 to keep at close. */
 void ferry_remember_note(ferry_file *f, const ferry_learned_entry *e);
-/* At close: rank 0 saves what was noted (a failure warns once); every rank
+/* At close: rank 0 keeps what was noted for MPI_Finalize to save (later
+ * opens in this process see it; a failed save warns once); every rank
  * frees what f kept. */
 void ferry_remember_close(ferry_file *f);
 

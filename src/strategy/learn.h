@@ -3,10 +3,11 @@
  * that repeats, the first call takes the rules' choice (or what the store
  * remembers), the next calls try the other options once each, and the
  * fastest is kept; it is checked again now and then, so a change of load is
- * noticed. Trials take at most a tenth of the time the pattern has taken
- * (the first excepted: nothing is known before it), and their number is
- * capped (ferry_learn_trials); what a run leaves untried, the next run
- * tries, from the store.
+ * noticed. Trials take at most a tenth of the time the pattern has taken,
+ * in this run and the store's earlier ones (a trial is counted before it
+ * runs as one more call of the fastest option), and their number is capped
+ * (ferry_learn_trials); what a run leaves untried, a later run tries, from
+ * the store.
  *
  * A call's time is the maximum over ranks, which the call's last
  * collective already carries (collective.c). Every input of a decision is

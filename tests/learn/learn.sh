@@ -11,6 +11,8 @@
 # badstore a store that is not one: one warning, left as it was, the run fine
 # off      ferry_learn=off: the rules alone, no learning in the record
 # window   local's node window (made once per open) delayed 2 s: not in any option's call time
+# finalize two opens in one process: the second starts from what the first
+#          learned, and the store file is written at MPI_Finalize, not at close
 set -u
 case=$1 mpiexec=$2 flavor=$3 np=$4 lib=$5 slowio=$6 prog=$7 check=$8 out=$9 extra=${10:-}
 dir=$out/learn_$case
@@ -108,7 +110,7 @@ report)
 badstore)
   printf 'my notes, not a store\n' >"$store"
   cp "$store" "$dir/before"
-  run -- 12 >"$dir/out" 2>&1
+  run -- 24 >"$dir/out" 2>&1   # a trial waits for ten calls' time
   expect_pass "$dir/out"
   [ "$(grep -c "learned-choices store $store: not JSON" "$dir/out")" = 1 ] || { cat "$dir/out"; fail "one warning"; }
   cmp -s "$store" "$dir/before" || fail "the file was changed"
@@ -120,15 +122,23 @@ off)
   [ ! -e "$store" ] || fail "a store was written" ;;
 window)
   # one node, two options (the rules' and local or independent), both
-  # measured by the second call of each direction; local's first call
-  # makes the window. Charged to that call, local would look 2 s slow
-  # and lose to options it beats on every later call.
-  run SLOWIO_WIN_US=2000000 -- 12 >"$dir/out" 2>&1
+  # measured by the second call of each direction (explore: no budget to
+  # wait for); local's first call makes the window. Charged to that call,
+  # local would look 2 s slow and lose to options it beats on every later call.
+  run SLOWIO_WIN_US=2000000 "FERRY_HINTS=*:ferry_learn=explore" -- 12 >"$dir/out" 2>&1
   expect_pass "$dir/out"
   "$check" "$rec" learning.coll_write.tried.0.calls '>=' 1 learning.coll_write.tried.1.calls '>=' 1 \
     learning.coll_write.tried.0.best_seconds '<' 1 learning.coll_write.tried.1.best_seconds '<' 1 \
     learning.coll_read.tried.0.best_seconds '<' 1 learning.coll_read.tried.1.best_seconds '<' 1 \
     learning.coll_write.agreed == true || fail "window" ;;
+finalize)
+  run "FERRY_HINTS=*:ferry_learn=explore" T_LEARN_WATCH="$store" -- 12 64 512 2 >"$dir/out" 2>&1
+  expect_pass "$dir/out"
+  grep -q "between opens, $store absent" "$dir/out" || { cat "$dir/out"; fail "the store was written before MPI_Finalize"; }
+  "$check" "$rec" -r 1 learning.coll_write.from_store == false learning.coll_write.trials '>=' 1 || fail "first open"
+  "$check" "$rec" -r 2 learning.coll_write.from_store == true learning.coll_read.from_store == true \
+    learning.coll_write.first_why '~' "learned by an earlier open in this job" || fail "second open"
+  "$check" "$store" ferry_learned == 1 || fail "no store after MPI_Finalize" ;;
 *) fail "unknown case $case" ;;
 esac
 echo "learn $case: passed"
