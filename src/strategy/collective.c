@@ -217,6 +217,7 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     ferry_runs runs = {0};
     int have_runs = 0;
     double start = ferry_now();
+    double once = 0; /* what this call paid that the pattern's next calls will not: left out of its time */
     ferry_learn_slot *fast = want == FERRY_COLL_AUTO && c->fast_independent[dir] ? c->fast_slot[dir] : NULL;
     if (want == FERRY_COLL_INDEPENDENT ||
         (want == FERRY_COLL_AUTO && c->fast_independent[dir] && (!fast || ferry_learn_repeat(learner, fast, max_trials)))) {
@@ -263,6 +264,7 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
              * is what the option costs the calls still to come, so the clock
              * starts after it (a trial of local was charged it, and lost to
              * options it beats on every later call) */
+            once += ferry_now() - w0;
             start += ferry_now() - w0;
             if (!usable) {
                 /* every rank learnt it in the same reduction */
@@ -283,8 +285,10 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
                 code = twophase_with(f, x, &runs, &pat, nodes, &c->memo[dir], cb_nodes, done);
                 /* the lists' exchange is kept for the pattern's next calls
                  * when it repeats: learning compares what is still to come */
-                if (slot && pat.repeats)
+                if (slot && pat.repeats) {
+                    once += c->memo[dir].listed;
                     start += c->memo[dir].listed;
+                }
             } else if (chosen == FERRY_COLL_LOCAL) {
                 code = ferry_local(f, x, &runs, nodes, &c->win, done);
             } else {
@@ -295,16 +299,18 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     ferry_stats_strategy(&f->stats, kind, ferry_coll_strategy_name(chosen), reason);
 
     /* One allreduce: the outcome, whether any rank's pattern changed, the
-     * call's time on its slowest rank (what learning compares), and how far
+     * call's time on its slowest rank (what learning compares), what it
+     * paid once (what a trial costs the run beyond that), and how far
      * the ranks wrote: after a collective write the file reaches there, so
      * no rank's client may cut a read short of it (an aggregator reading
      * what ranks wrote independently in the last call: learning tries one
      * strategy for writes and another for reads). */
     double t0 = ferry_now();
-    int64_t in[4] = {ferry_err_class(code), changed, (int64_t)((t0 - start) * 1e9), ferry_coh_written_end(&f->fd)},
-            out[4] = {in[0], in[1], in[2], in[3]};
+    int64_t in[5] = {ferry_err_class(code), changed, (int64_t)((t0 - start) * 1e9), ferry_coh_written_end(&f->fd),
+                     (int64_t)(once * 1e9)},
+            out[5] = {in[0], in[1], in[2], in[3], in[4]};
     if (f->size > 1)
-        MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MAX, f->comm);
+        MPI_Allreduce(in, out, 5, MPI_INT64_T, MPI_MAX, f->comm);
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
     /* kept only after a call that succeeded everywhere, so every rank keeps alike */
     int ok = code == MPI_SUCCESS && out[0] == MPI_SUCCESS;
@@ -316,7 +322,9 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
         code = flush_for_others(f, f->stats.sys_writes != writes_before, &runs, start, &max_ns);
         ok = code == MPI_SUCCESS;
     }
-    /* every rank passes the same time, or -1 on every rank for a failed call */
+    /* every rank passes the same times, or -1 on every rank for a failed call */
+    if (ok)
+        ferry_learn_paid_once(slot, (double)out[4] * 1e-9);
     ferry_learn_done(learner, slot, ok ? (double)max_ns * 1e-9 : -1.0);
     int was_fast = c->fast_independent[dir];
     c->fast_independent[dir] = chosen == FERRY_COLL_INDEPENDENT && !out[1] && want == FERRY_COLL_AUTO &&

@@ -390,6 +390,15 @@ int ferry_learn_repeat(ferry_learner *l, ferry_learn_slot *s, int max_trials)
     return 1;
 }
 
+void ferry_learn_paid_once(ferry_learn_slot *s, double seconds)
+{
+    if (!s || seconds <= 0)
+        return;
+    s->spent += seconds;
+    if (s->trial)
+        s->overhead += seconds;
+}
+
 void ferry_learn_done(ferry_learner *l, ferry_learn_slot *s, double seconds)
 {
     (void)l;

@@ -109,6 +109,12 @@ int ferry_learn_repeat(ferry_learner *l, ferry_learn_slot *s, int max_trials);
 /* 1 when s will run its settled option on its next call without a trial. */
 int ferry_learn_steady(const ferry_learn_slot *s, int max_trials);
 
+/* Before ferry_learn_done: what the call on s paid once per open (the node
+ * window, a repeating pattern's list exchange), left out of its time, the
+ * maximum over ranks. The run paid it: it counts in the pattern's time
+ * and, for a trial, in what trials cost. NULL s: nothing. */
+void ferry_learn_paid_once(ferry_learn_slot *s, double seconds);
+
 /* The call on slot s is over: `seconds` is its time, the maximum over
  * ranks, or a negative value when it failed (nothing is learned from it).
  * Pure: every rank passes the same numbers. */

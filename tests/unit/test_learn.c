@@ -188,6 +188,24 @@ static void learning(void)
     CHECK_MSG(gran[1] == 2 && gran[2] == 1 && gt == 2 && gl == 1, "%d %d %d", gran[1], gran[2], gt);
     CHECK(l.slot[0].state == FERRY_LEARN_SETTLED && l.slot[0].chosen == 1);
 
+    /* what a trial paid once (local's node window: 30 ms here) is left out
+     * of its time, but the run paid it: it is trial cost, and the next
+     * trial waits for the pattern's time to pay for it too */
+    memset(&l, 0, sizeof l);
+    run(&l, &c, cost, 0, 11, NULL, &gl, &gt);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK(s->trial && s->running == 1);
+    double before = s->spent;
+    ferry_learn_paid_once(s, 30e-3);
+    ferry_learn_done(&l, s, cost[1]);
+    CHECK_MSG(fabs(s->overhead - 30e-3) < 1e-9 && fabs(s->spent - before - 31e-3) < 1e-9, "%g %g", s->overhead,
+              s->spent - before);
+    CHECK(s->opt[1].best == cost[1]); /* ... and not in what the option is compared by */
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK_MSG(!s->trial && s->running == 1, "%d %d", s->trial, s->running);
+    ferry_learn_done(&l, s, cost[1]);
+    ferry_learn_paid_once(NULL, 1.0); /* no slot: nothing */
+
     /* the file's first call costs 2-3x whatever runs it: the rules' choice,
      * measured only there, is measured again before another can win */
     memset(&l, 0, sizeof l);
