@@ -103,6 +103,14 @@ static void options(ferry_learn_ctx *ctx)
         return; /* too far apart to merge: aggregation could only add copies */
     int remote = f->fs.fs_class == FERRY_FS_CLASS_NETWORK || f->fs.fs_class == FERRY_FS_CLASS_PARALLEL;
     int64_t avg = p->runs ? p->bytes / p->runs : 0;
+    /* side by side and each a MiB or more: every rank's request is already
+     * large, and merging adds a copy. IOR's 1 MiB calls, 12 cases (2 MPI
+     * libraries, /dev/shm and the sharded testbed, 3 demo runs): reads
+     * independent 1.4-4x faster than two-phase and local in all 12, writes
+     * faster in 10 and within 10 % in 2 (bench/results/learn.md); the trials
+     * those calls got cost a short run up to half its time */
+    if (!interleaved && avg >= 1024 * KiB)
+        return;
     /* small interleaved pieces, each its own round trip to a network file
      * system, measured 0.02-0.3x of aggregation (docs/collective.md): not
      * worth a trial */

@@ -66,6 +66,16 @@ static void options(void)
     ferry_learn_setup(&c, loc, &ior, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
     ferry_learn_worth(&c);
     CHECK(c.nopt == 1);
+    /* IOR's 1 MiB transfers side by side: each request already large, nothing to try */
+    ferry_pattern ior1m = pat(8, 1, MiB, 8 * MiB, MiB);
+    ferry_learn_setup(&c, loc, &ior1m, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
+    ferry_learn_worth(&c);
+    CHECK(c.nopt == 1);
+    /* ... below a MiB, side by side, merging is tried */
+    ferry_pattern ior256k = pat(8, 1, 256 * KiB, 2 * MiB, 256 * KiB);
+    ferry_learn_setup(&c, loc, &ior256k, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
+    ferry_learn_worth(&c);
+    CHECK(c.nopt > 1);
     /* one rank with data: nothing to combine */
     ferry_pattern lone = pat(1, 100, 4 * KiB, 400 * KiB, 400 * KiB);
     ferry_learn_setup(&c, loc, &lone, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
@@ -82,6 +92,10 @@ static void options(void)
     ferry_learn_setup(&c, net, &hacc, &four, 0, FERRY_COLL_INDEPENDENT, "rule");
     ferry_learn_worth(&c);
     CHECK(has(&c, FERRY_COLL_INDEPENDENT, 0) && has(&c, FERRY_COLL_TWOPHASE, 0));
+    /* side by side MiB pieces there too: nothing to try */
+    ferry_learn_setup(&c, net, &ior1m, &four, 0, FERRY_COLL_INDEPENDENT, "rule");
+    ferry_learn_worth(&c);
+    CHECK(c.nopt == 1);
     free(one.node_of);
     free(four.node_of);
     free(each.node_of);
