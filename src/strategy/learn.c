@@ -107,8 +107,8 @@ static void options(ferry_learn_ctx *ctx)
      * large, and merging adds a copy. IOR's 1 MiB calls, 12 cases (2 MPI
      * libraries, /dev/shm and the sharded testbed, 3 demo runs): reads
      * independent 1.4-4x faster than two-phase and local in all 12, writes
-     * faster in 10 and within 10 % in 2 (bench/results/learn.md); the trials
-     * those calls got cost a short run up to half its time */
+     * faster in 10, local 7 % and 12 % faster in 2 (bench/results/learn.md);
+     * the trials those calls got cost a short run up to half its time */
     if (!interleaved && avg >= 1024 * KiB)
         return;
     /* small interleaved pieces, each its own round trip to a network file
