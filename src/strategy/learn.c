@@ -212,7 +212,8 @@ static double best_known(const ferry_learn_slot *s)
  * a tenth of the pattern's time. A trial is taken to cost up to one more
  * call of the fastest option: on this host trials ran 1.5-4x it, and a
  * first trial that was free to run cost short patterns their run (IOR's 4
- * calls of 1 MiB: 0.29-0.74x the rules; bench/results/learn.md). So a
+ * calls of 1 MiB read at 0.29x and 0.61x the best, the rules at 0.92x and
+ * 0.81x; bench/results/learn.md). So a
  * pattern of a few calls pays no trial in its first run; the store keeps
  * its time, which pays for the trial in a later run. */
 static int may_try(const ferry_learn_slot *s, ferry_learn_mode mode, int max_trials)
