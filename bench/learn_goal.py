@@ -9,8 +9,27 @@ A cell is one build, file system, experiment and direction (write, read).
 With --rules in the comparison, the same figures for auto without learning
 (ferry-rules) are shown beside, from the same run.
 
+Each miss is then put to a test and given a cause (--misses, the default):
+
+  - noise: a one-sided exact Mann-Whitney test on the rounds cannot say, at
+    5 %, that auto's rounds lie below the bar's (0.9x the best
+    configuration's rounds, or 0.8x the best native's): the cell's spread
+    is wider than the miss;
+  - no ferry strategy: the best is a native, and ferry's best forced
+    strategy is itself significantly below the bar, so no selection among
+    ferry's strategies reaches it;
+  - flush: the same, for an aggregated write on a file system whose client
+    caches are not coherent, where ferry fsyncs after every aggregated write
+    to keep MPI's read-your-own-writes and the native does not
+    (docs/filesystems.md);
+  - selection: auto ran another strategy than the best forced one, and is
+    significantly below the bar while that strategy is not;
+  - auto's own cost: auto ran the best forced strategy's choice and is still
+    significantly below it (the pattern step, trials).
+
     bench/learn_goal.py bench/out/results.json [more results.json ...]
 """
+import itertools
 import json
 import sys
 
@@ -24,6 +43,111 @@ def cells(results):
             if op in row:
                 by.setdefault((row["build"], row["fs"], row["exp"], op), {})[row["config"]] = row[op]["median"]
     return by
+
+
+def rounds(results):
+    """Every round's MiB/s and auto's strategy, per cell and configuration."""
+    vals, chose = {}, {}
+    for run in results["runs"]:
+        for rec in run["records"]:
+            if not rec["verify"]["ok"] or "|" not in rec["label"]:
+                continue
+            exp = rec["label"].split("|", 1)[1]
+            for op in ("write", "read"):
+                v = (rec.get("bandwidth") or {}).get(op)
+                if not v:
+                    continue
+                key = (run["build"], run["fs"], exp, op)
+                vals.setdefault(key, {}).setdefault(run["config"], []).append(v / 2 ** 20)
+                s = (((rec.get("ferry_stats") or {}).get(op) or {}).get("strategies") or {}).get(f"coll_{op}") or {}
+                if run["config"] == "ferry-auto" and s.get("strategy") not in (None, "none"):
+                    chose.setdefault(key, []).append(s["strategy"])
+    return vals, chose
+
+
+def below(xs, ys):
+    """One-sided exact Mann-Whitney p-value that xs lie below ys: the share of
+    the ways to split the pooled values into groups of len(xs) that put at
+    least as many pairs in that order as the observed split (ties count
+    half)."""
+    pooled = xs + ys
+    idx = range(len(pooled))
+    obs = sum(1.0 if a < b else 0.5 if a == b else 0.0 for a in xs for b in ys)
+    total = hits = 0
+    for pick in itertools.combinations(idx, len(xs)):
+        rest = [pooled[i] for i in idx if i not in pick]
+        got = sum(1.0 if pooled[i] < b else 0.5 if pooled[i] == b else 0.0 for i in pick for b in rest)
+        total += 1
+        hits += got >= obs - 1e-9
+    return hits / total
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def explain(results, by):
+    """Every cell that misses a goal, with the test and its cause."""
+    vals, chose = rounds(results)
+    fs_coherent = {}
+    for run in results["runs"]:
+        for rec in run["records"]:
+            for op in ("write", "read"):
+                f = (((rec.get("ferry_stats") or {}).get(op) or {}).get("filesystem")) or {}
+                if "coherent_cache" in f:
+                    fs_coherent[run["fs"]] = bool(f["coherent_cache"])
+    out = []
+    for key, cfg in sorted(by.items()):
+        if "ferry-auto" not in cfg or key not in vals:
+            continue
+        v = vals[key]
+        natives = [c for c in cfg if c not in FORCED and not c.startswith("ferry-") and c != "fpp-posix"]
+        forced = [c for c in FORCED if c in cfg]
+        best = max(natives + forced, key=lambda c: cfg[c])
+        bestnat = max(natives, key=lambda c: cfg[c]) if natives else None
+        bestf = max(forced, key=lambda c: cfg[c]) if forced else None
+        ran = chose.get(key, [])
+        ran = max(set(ran), key=ran.count) if ran else "?"
+        for goal, bar, ref in (("0.9x best", 0.9, best), ("0.8x native", 0.8, bestnat)):
+            if ref is None or cfg["ferry-auto"] >= bar * cfg[ref]:
+                continue
+            p = below(v["ferry-auto"], [bar * x for x in v[ref]])
+            fp = below(v[bestf], [bar * x for x in v[ref]]) if bestf and bestf != ref else 1.0
+            if p > 0.05:
+                cause = "noise"
+            elif ref not in forced and fp <= 0.05:
+                aggregated = bestf in ("ferry-twophase", "ferry-local") and ran in ("twophase", "local")
+                cause = ("flush" if key[3] == "write" and aggregated and fs_coherent.get(key[1]) is False
+                         else "no ferry strategy")
+            elif bestf and ran != bestf.split("-", 1)[1]:
+                cause = "selection"
+            else:
+                cause = "auto's own cost"
+            out.append(dict(key=key, goal=goal, x=cfg["ferry-auto"] / cfg[ref], ref=ref, p=p, ran=ran,
+                            best_ferry=bestf, x_ferry=cfg[bestf] / cfg[ref] if bestf else None, cause=cause))
+    return out
+
+
+def print_misses(results, by):
+    ms = explain(results, by)
+    if not ms:
+        return
+    print(f"misses, tested on the rounds (one-sided exact Mann-Whitney, 5 %), {len(ms)}:")
+    print(f"{'build':<8} {'fs':<22} {'experiment':<12} {'op':<5} {'goal':<11} {'auto/bar-ref':>12} {'p':>6} "
+          f"{'auto ran':<12} {'best ferry/ref':>14}  cause")
+    for m in ms:
+        b, fs, e, op = m["key"]
+        bf = f"{m['best_ferry'].split('-', 1)[1]} {m['x_ferry']:.2f}" if m["best_ferry"] else "-"
+        print(f"{b:<8} {fs:<22} {e:<12} {op:<5} {m['goal']:<11} {m['x']:8.2f} {m['ref'].replace('ferry-', ''):<3.3} "
+              f"{m['p']:6.3f} {m['ran']:<12} {bf:>14}  {m['cause']}")
+    for goal in ("0.9x best", "0.8x native"):
+        g = [m for m in ms if m["goal"] == goal]
+        causes = {}
+        for m in g:
+            causes[m["cause"]] = causes.get(m["cause"], 0) + 1
+        print(f"  {goal}: {len(g)} misses: " + ", ".join(f"{n} {c}" for c, n in sorted(causes.items(), key=lambda x: -x[1])))
 
 
 def noise_floor(results, by):
@@ -123,6 +247,7 @@ def main():
                 print(f"noise floor: ferry-rules against the forced strategy it ran (the same code, so 1.00 on a quiet "
                       f"machine): within 0.9-1.11x in {inside} of {len(nf)} cells; ratios from {nf[0]:.2f} to "
                       f"{nf[-1]:.2f}, median {nf[len(nf) // 2]:.2f}")
+        print_misses(res, by)
         print()
 
 

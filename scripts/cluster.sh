@@ -411,9 +411,14 @@ mpirun() {
       if mpich_rt_present; then
         mpiexec=$MPICH_RT_MPIEXEC
         export LD_LIBRARY_PATH=$MPICH_RT_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-        export MPIR_CVAR_CH4_NETMOD=${MPIR_CVAR_CH4_NETMOD:-ofi} FI_PROVIDER=${FI_PROVIDER:-tcp}
+        # the device's shared-memory collectives spin while a node's ranks
+        # wait for a core: an allreduce or barrier of 8 ranks took 20-27 ms,
+        # MPICH's generic algorithms 0.2-0.3 ms (docs/cluster.md), as a
+        # rank with a core of its own would see
+        export MPIR_CVAR_CH4_NETMOD=${MPIR_CVAR_CH4_NETMOD:-ofi} FI_PROVIDER=${FI_PROVIDER:-tcp} \
+          MPIR_CVAR_DEVICE_COLLECTIVES=${MPIR_CVAR_DEVICE_COLLECTIVES:-none}
         set -- -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" -genv MPIR_CVAR_CH4_NETMOD "$MPIR_CVAR_CH4_NETMOD" \
-          -genv FI_PROVIDER "$FI_PROVIDER" "$@"
+          -genv FI_PROVIDER "$FI_PROVIDER" -genv MPIR_CVAR_DEVICE_COLLECTIVES "$MPIR_CVAR_DEVICE_COLLECTIVES" "$@"
       else
         say "MPICH $MPICH_RT_VERSION is not at $MPICH_RT (scripts/deps.sh installs it): Debian's MPICH, which can hang in MPI_Finalize across nodes"
       fi

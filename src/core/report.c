@@ -240,17 +240,17 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
             if (!l)
                 continue;
             int c = find_opt(l, l->chosen), ru = find_opt(l, l->rule);
-            if (c < 0 || ru < 0 || c == ru || !(l->opt[c].best > 0) || !(l->opt[ru].best > 0))
+            if (c < 0 || ru < 0 || c == ru || !(l->opt[c].typical > 0) || !(l->opt[ru].typical > 0))
                 continue;
-            double gain = l->opt[ru].best / l->opt[c].best;
+            double gain = l->opt[ru].typical / l->opt[c].typical;
             if (gain < MIN_GAIN)
                 continue;
             char hint[96];
             hint_of(l->chosen, d, hint, sizeof hint);
             put(&b, "  - %s of %s were %.2fx faster with %s than with %s, auto's rules' choice "
-                    "(fastest call %.3g s against %.3g s, %s).\n"
+                    "(typical call %.3g s against %.3g s, %s).\n"
                     "    ferry's store starts the next run there; to pin it everywhere: FERRY_HINTS=\"%s:%s\"\n",
-                d ? "writes" : "reads", g[j].glob, gain, l->chosen, l->rule, l->opt[c].best, l->opt[ru].best,
+                d ? "writes" : "reads", g[j].glob, gain, l->chosen, l->rule, l->opt[c].typical, l->opt[ru].typical,
                 l->opt[ru].prior ? "the latter from an earlier run" : "both measured in this run", g[j].glob, hint);
             recs++;
         }

@@ -50,7 +50,8 @@ typedef struct ferry_learn_summary {
         char name[24];
         int64_t calls;           /* measured in this run */
         double best;             /* fastest call, seconds (max over ranks) */
-        int prior;               /* best is the store's, from an earlier run */
+        double typical;          /* what options are compared by: the median of its last three calls */
+        int prior;               /* typical (and best) is the store's, from an earlier run */
     } opt[FERRY_LEARN_SHOWN];
     char chosen[24];
     char rule[24];               /* what auto's rules chose */

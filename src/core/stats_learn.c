@@ -58,10 +58,14 @@ int ferry_stats_learn_text(const ferry_stats_total *t, char *buf, size_t cap)
         PUT("    %" PRId64 " calls, %" PRId64 " trials%s; tried", l->calls, l->trials,
             l->from_store ? ", started from the store" : "");
         for (int i = 0; i < l->nopt && i < FERRY_LEARN_SHOWN; i++) {
-            char s[32];
-            secs(l->opt[i].best, s, sizeof s);
-            if (l->opt[i].calls)
-                PUT("%s %s %" PRId64 " call%s, best %s", i ? "," : "", l->opt[i].name, l->opt[i].calls,
+            char s[32], b[32];
+            secs(l->opt[i].typical, s, sizeof s);
+            secs(l->opt[i].best, b, sizeof b);
+            if (l->opt[i].calls > 2)
+                PUT("%s %s %" PRId64 " calls, typically %s (best %s)", i ? "," : "", l->opt[i].name,
+                    l->opt[i].calls, s, b);
+            else if (l->opt[i].calls)
+                PUT("%s %s %" PRId64 " call%s, %s", i ? "," : "", l->opt[i].name, l->opt[i].calls,
                     l->opt[i].calls == 1 ? "" : "s", s);
             else if (l->opt[i].prior)
                 PUT("%s %s %s in an earlier run", i ? "," : "", l->opt[i].name, s);
@@ -94,9 +98,11 @@ char *ferry_stats_learn_json(const ferry_stats_total *t)
             continue;
         json_t *tried = json_array();
         for (int i = 0; tried && i < l->nopt && i < FERRY_LEARN_SHOWN; i++)
-            json_array_append_new(tried, json_pack("{s:s,s:I,s:f,s:b}", "option", l->opt[i].name, "calls",
+            json_array_append_new(tried, json_pack("{s:s,s:I,s:f,s:f,s:b}", "option", l->opt[i].name, "calls",
                                                    (json_int_t)l->opt[i].calls, "best_seconds",
                                                    isfinite(l->opt[i].best) ? l->opt[i].best : 0.0,
+                                                   "typical_seconds",
+                                                   isfinite(l->opt[i].typical) ? l->opt[i].typical : 0.0,
                                                    "from_store", l->opt[i].prior));
         json_object_set_new(all, dir_kind[d],
                             json_pack("{s:o,s:I,s:I,s:i,s:b,s:s,s:s,s:o,s:s,s:s,s:s,s:b}", "key", key_json(&l->key),

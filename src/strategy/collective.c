@@ -90,6 +90,7 @@ static void learn_report(ferry_file *f, struct ferry_coll *c)
             ferry_learn_opt_name(&top->opt[i], m->opt[i].name, sizeof m->opt[i].name);
             m->opt[i].calls = top->opt[i].n;
             m->opt[i].best = top->opt[i].best;
+            m->opt[i].typical = ferry_learn_typical(&top->opt[i]);
             m->opt[i].prior = top->opt[i].prior;
         }
         int c_ = top->state == FERRY_LEARN_SETTLED || top->from_store ? top->chosen : top->rule;

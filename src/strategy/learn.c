@@ -154,27 +154,41 @@ static void note_decision(ferry_learner *l, const ferry_learn_slot *s)
     l->digest = mix(mix(l->digest, (uint64_t)(s - l->slot)), (uint64_t)(s->running * 2 + s->trial));
 }
 
-/* What an option does now: the faster of its last two calls (one slow call
- * is noise; two are the load). */
-static double recent(const ferry_learn_opt *o)
+/* What an option does now, and what options are compared by: the median of
+ * its last three calls (of two, the faster; one slow call is noise, two are
+ * the load). Not its fastest call: the option kept runs many calls and a
+ * trial one, and the fastest of many noisy calls beats one call of an option
+ * as fast (on this host calls of one option spread 1.5-3x, so a trial had to
+ * be about twice as fast to win: BT-IO writes, Open MPI on /dev/shm, kept
+ * independent "2.22x faster than twophase" where two-phase was 1.4x faster
+ * forced; bench/results/learn.md). Before this run's first call: the store's. */
+static double typical(const ferry_learn_opt *o)
 {
-    if (o->n < 2)
-        return o->tail[0] > 0 ? o->tail[0] : o->best;
-    return o->tail[0] < o->tail[1] ? o->tail[0] : o->tail[1];
+    if (o->n == 0)
+        return o->best;
+    if (o->n == 1)
+        return o->tail[0];
+    double a = o->tail[0], b = o->tail[1];
+    if (o->n == 2)
+        return a < b ? a : b;
+    double c = o->tail[2];
+    return a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
 }
+
+double ferry_learn_typical(const ferry_learn_opt *o) { return typical(o); }
 
 static int known_opt(const ferry_learn_opt *o) { return o->n > 0 || o->prior; }
 
-/* The option a re-check tries: the fastest of the others, if its best
- * beats what the kept option does now (an option 50x slower on a quiet
+/* The option a re-check tries: the fastest of the others, if it beats what
+ * the kept option does now by 10 % (an option 50x slower on a quiet
  * machine is not worth a call to find out whether it still is). */
 static int runner_up(const ferry_learn_slot *s)
 {
     int alt = -1;
     for (int i = 0; i < s->nopt; i++)
-        if (i != s->chosen && known_opt(&s->opt[i]) && (alt < 0 || s->opt[i].best < s->opt[alt].best))
+        if (i != s->chosen && known_opt(&s->opt[i]) && (alt < 0 || typical(&s->opt[i]) < typical(&s->opt[alt])))
             alt = i;
-    return alt >= 0 && s->opt[alt].best * SWITCH < recent(&s->opt[s->chosen]) ? alt : -1;
+    return alt >= 0 && typical(&s->opt[alt]) * SWITCH < typical(&s->opt[s->chosen]) ? alt : -1;
 }
 
 static int untried(const ferry_learn_slot *s)
@@ -202,8 +216,8 @@ static double best_known(const ferry_learn_slot *s)
 {
     double b = 0;
     for (int i = 0; i < s->nopt; i++)
-        if (known_opt(&s->opt[i]) && (b == 0 || s->opt[i].best < b))
-            b = s->opt[i].best;
+        if (known_opt(&s->opt[i]) && (b == 0 || typical(&s->opt[i]) < b))
+            b = typical(&s->opt[i]);
     return b;
 }
 
@@ -227,9 +241,9 @@ static int fastest(const ferry_learn_slot *s)
 {
     int b = -1;
     for (int i = 0; i < s->nopt; i++)
-        if (known_opt(&s->opt[i]) && (b < 0 || s->opt[i].best < s->opt[b].best))
+        if (known_opt(&s->opt[i]) && (b < 0 || typical(&s->opt[i]) < typical(&s->opt[b])))
             b = i;
-    if (b >= 0 && known_opt(&s->opt[s->rule]) && s->opt[s->rule].best <= s->opt[b].best * KEEP_RULE)
+    if (b >= 0 && known_opt(&s->opt[s->rule]) && typical(&s->opt[s->rule]) <= typical(&s->opt[b]) * KEEP_RULE)
         b = s->rule;
     return b < 0 ? s->chosen : b;
 }
@@ -239,15 +253,19 @@ static void versus(const ferry_learn_slot *s, int c, char *buf, size_t cap)
 {
     int w = -1;
     for (int i = 0; i < s->nopt; i++)
-        if (i != c && known_opt(&s->opt[i]) && (w < 0 || s->opt[i].best > s->opt[w].best))
+        if (i != c && known_opt(&s->opt[i]) && (w < 0 || typical(&s->opt[i]) > typical(&s->opt[w])))
             w = i;
-    if (w < 0 || s->opt[c].best <= 0) {
+    if (w < 0 || typical(&s->opt[c]) <= 0) {
         snprintf(buf, cap, "the only option measured");
         return;
     }
     char name[32];
     ferry_learn_opt_name(&s->opt[w], name, sizeof name);
-    snprintf(buf, cap, "%.2fx faster than %s", s->opt[w].best / s->opt[c].best, name);
+    double x = typical(&s->opt[w]) / typical(&s->opt[c]);
+    if (x >= 1)
+        snprintf(buf, cap, "%.2fx faster than %s", x, name);
+    else /* the rules' or the store's choice, kept within a margin, or slower now than when chosen */
+        snprintf(buf, cap, "%.2fx the time of %s", 1 / x, name);
 }
 
 static void settle(ferry_learn_slot *s, const char *how)
@@ -420,6 +438,7 @@ void ferry_learn_done(ferry_learner *l, ferry_learn_slot *s, double seconds)
         o->warm = s->state == FERRY_LEARN_FIRST && !s->from_store && o->n == 0;
         o->prior = 0;
         o->n++;
+        o->tail[2] = o->tail[1];
         o->tail[1] = o->tail[0];
         o->tail[0] = seconds;
     }
@@ -448,7 +467,7 @@ void ferry_learn_done(ferry_learner *l, ferry_learn_slot *s, double seconds)
     case FERRY_LEARN_SETTLED:
         if (x->trial) {
             ferry_learn_opt *c = &x->opt[x->chosen];
-            double now = recent(c);
+            double now = typical(c);
             if (seconds >= 0 && now > 0 && seconds < now * SWITCH) {
                 int was = x->chosen;
                 x->chosen = x->running;
@@ -496,7 +515,7 @@ int ferry_learn_entry(const ferry_learn_slot *s, ferry_learn_mode mode, ferry_le
         ferry_learned_try *t = &e->tried[e->ntried++];
         snprintf(t->opt.strategy, sizeof t->opt.strategy, "%s", ferry_coll_strategy_name(o->s));
         t->opt.cb_nodes = o->cb_nodes;
-        t->seconds = o->best;
+        t->seconds = typical(o);
         t->calls = o->n;
     }
     snprintf(e->source, sizeof e->source, "online");

@@ -28,8 +28,8 @@
 typedef struct ferry_learn_opt {
     ferry_coll_strategy s;
     int cb_nodes;        /* twophase: aggregators for this option (0: the file's own) */
-    double best;         /* fastest call, seconds (this run or, with prior, the store) */
-    double tail[2];      /* the last two calls: what it does now */
+    double best;         /* fastest call, seconds (this run or, with prior, the store's typical) */
+    double tail[3];      /* the last three calls, the latest first: what it does now */
     int64_t n;           /* calls measured in this open */
     int prior;           /* best is the store's */
     int warm;            /* best is only the file's first call (it pays what every option pays once) */
@@ -107,6 +107,8 @@ ferry_learn_slot *ferry_learn_pick(ferry_learner *l, ferry_learn_ctx *ctx, char 
  * a re-check: then it goes through ferry_learn_pick. */
 int ferry_learn_repeat(ferry_learner *l, ferry_learn_slot *s, int max_trials);
 /* 1 when s will run its settled option on its next call without a trial. */
+/* What options are compared by (learn.c): the median of the last three calls. */
+double ferry_learn_typical(const ferry_learn_opt *o);
 int ferry_learn_steady(const ferry_learn_slot *s, int max_trials);
 
 /* Before ferry_learn_done: what the call on s paid once per open (the node
