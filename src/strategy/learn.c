@@ -118,7 +118,7 @@ static void options(ferry_learn_ctx *ctx)
         add_opt(ctx, FERRY_COLL_INDEPENDENT, 0);
     add_opt(ctx, FERRY_COLL_TWOPHASE, 0);
     char why[FERRY_REASON_LEN];
-    if (nodes->nnodes < f->size && !(f->atomic && k->write) &&
+    if (nodes->nnodes < f->size && !(f->atomic && k->write) && ferry_auto_local_safe(f) &&
         !ferry_auto_local_collapses(f, p, nodes, why, sizeof why))
         add_opt(ctx, FERRY_COLL_LOCAL, 0);
     /* fewer aggregators: one, where the default takes several and the
