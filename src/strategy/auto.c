@@ -62,10 +62,11 @@ int ferry_auto_local_collapses(const ferry_file *f, const ferry_pattern *p, cons
 
 /* Local aggregation lost a page where the file system's client caches are
  * not coherent: on the sharded GlusterFS testbed, HACC-IO through `local`
- * kept an earlier repetition's bytes in one page of the file in 2 of 400
- * repetitions, always the same page, while independent and two-phase lost
- * nothing in 400 each (docs/filesystems.md). Until that is understood, auto
- * neither chooses nor tries it there; the hint still can. */
+ * got wrong bytes in the second page of a 4 MiB shard in 3 of 800
+ * repetitions, while independent and two-phase lost nothing in 400 each,
+ * nor the same writes without ferry in 1,500 (docs/filesystems.md). Until
+ * that is understood, auto neither chooses nor tries it there; the hint
+ * still can. */
 int ferry_auto_local_safe(const ferry_file *f)
 {
     return f->fs.coherent_cache;
