@@ -60,18 +60,6 @@ int ferry_auto_local_collapses(const ferry_file *f, const ferry_pattern *p, cons
     return 1;
 }
 
-/* Local aggregation lost a page where the file system's client caches are
- * not coherent: on the sharded GlusterFS testbed, HACC-IO through `local`
- * got wrong bytes in the second page of a 4 MiB shard in 3 of 800
- * repetitions, while independent and two-phase lost nothing in 400 each,
- * nor the same writes without ferry in 1,500 (docs/filesystems.md). Until
- * that is understood, auto neither chooses nor tries it there; the hint
- * still can. */
-int ferry_auto_local_safe(const ferry_file *f)
-{
-    return f->fs.coherent_cache;
-}
-
 ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes, int is_write,
                                       char *reason, size_t cap)
 {
@@ -90,6 +78,18 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
     if (p->active <= 1) {
         snprintf(reason, cap, "independent: only %lld rank has data", (long long)p->active);
         return FERRY_COLL_INDEPENDENT;
+    }
+    /* Processes writing into one shard of a sharded GlusterFS volume left
+     * the previous shard's last bytes in its first ones, with or without
+     * ferry, whichever wrote (bench/shard_writes.c: node writers, ranks'
+     * own pieces, writers taking turns); writers of whole shards each lost
+     * nothing (docs/filesystems.md). Two-phase's domains are aligned to the
+     * block there (ferry_stripes_of): one writer per block. */
+    if (is_write && f->fs.writer_block > 0) {
+        char blk[32];
+        human(blk, sizeof blk, f->fs.writer_block);
+        snprintf(reason, cap, "twophase: %s writes, one writer per %s block of this file system", a, blk);
+        return FERRY_COLL_TWOPHASE;
     }
     /* Where every rank shares one host, the exchange is a copy in memory
      * and the file system gets fewer, larger requests: on the sharded
@@ -130,12 +130,11 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
          * two-phase 32, independent 29); one node's interleaved pieces go
          * through two-phase (MPICH 2 ranks: Tile-IO 149 vs 14 independent,
          * BT-IO 166 vs 40). */
-        if (nn > 1 && ppn > 1 && ferry_auto_local_safe(f)) {
+        if (nn > 1 && ppn > 1) {
             snprintf(reason, cap, "local: %s pieces, %d ranks per node merged on their node", a, ppn);
             return FERRY_COLL_LOCAL;
         }
-        snprintf(reason, cap, "twophase: %s pieces, each a round trip to the file system%s", a,
-                 nn > 1 && ppn > 1 ? " (not local: client caches not coherent)" : "");
+        snprintf(reason, cap, "twophase: %s pieces, each a round trip to the file system", a);
         return FERRY_COLL_TWOPHASE;
     }
     /* A write of a page or more goes into the page cache whole, the ranks

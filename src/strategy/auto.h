@@ -9,10 +9,6 @@
 ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes, int is_write,
                                       char *reason, size_t cap);
 
-/* 1 where auto may choose or try local aggregation: the file system's
- * client caches are coherent (auto.c says why). */
-int ferry_auto_local_safe(const ferry_file *f);
-
 /* Pure: 1 when the `local` hint would collapse on this file system (small
  * pieces interleaved across nodes, so each node's merged runs stay small and
  * each costs a network round trip); fills *reason for two-phase instead. */

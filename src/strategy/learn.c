@@ -97,6 +97,8 @@ static void options(ferry_learn_ctx *ctx)
     ctx->rule = 0;
     if (p->active <= 1 || !nodes)
         return; /* nothing to combine */
+    if (k->write && f->fs.writer_block > 0)
+        return; /* only two-phase keeps one writer per block (auto.c) */
     int64_t extent = k->extent ? k->extent : 1;
     int interleaved = p->span_sum > extent;
     if (!interleaved && (double)p->bytes / (double)extent < 0.5)
@@ -118,7 +120,7 @@ static void options(ferry_learn_ctx *ctx)
         add_opt(ctx, FERRY_COLL_INDEPENDENT, 0);
     add_opt(ctx, FERRY_COLL_TWOPHASE, 0);
     char why[FERRY_REASON_LEN];
-    if (nodes->nnodes < f->size && !(f->atomic && k->write) && ferry_auto_local_safe(f) &&
+    if (nodes->nnodes < f->size && !(f->atomic && k->write) &&
         !ferry_auto_local_collapses(f, p, nodes, why, sizeof why))
         add_opt(ctx, FERRY_COLL_LOCAL, 0);
     /* fewer aggregators: one, where the default takes several and the

@@ -21,7 +21,6 @@ static inline ferry_file *file_of(ferry_fs_class cls, int size)
     ferry_file *f = calloc(1, sizeof *f);
     f->size = size;
     f->fs.fs_class = cls;
-    f->fs.coherent_cache = cls == FERRY_FS_CLASS_LOCAL; /* as fsinfo.c says of tmpfs and of GlusterFS */
     snprintf(f->fs.name, sizeof f->fs.name, "%s", cls == FERRY_FS_CLASS_LOCAL ? "tmpfs" : "fuse.glusterfs");
     snprintf(f->fs.mount, sizeof f->fs.mount, "/mnt/x");
     ferry_hints_defaults(&f->hints);
