@@ -326,9 +326,6 @@ static void stripe_gluster(const char *mnt, ferry_fs_info *fs)
          * already resolved (xlators/features/shard, GlusterFS 10) */
         fs->size_race = 1;
         fs->truncate_stale = 1;
-        /* the shard size is hidden: its default, a multiple of every
-         * power-of-two size below it (the testbed's 4 MB among them) */
-        fs->writer_block = (int64_t)64 << 20;
         fs->stripe_count = bricks;
         fs->stripe_unit = (int64_t)64 << 20; /* features.shard-block-size default */
         fs->stripe_src = FERRY_STRIPE_DEFAULT;

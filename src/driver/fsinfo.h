@@ -76,10 +76,6 @@ typedef struct ferry_fs_info {
      * again stay unreadable here until the client forgets the file
      * (GlusterFS shard): no client call defeats it, reads fail instead */
     int truncate_stale;
-    /* bytes: two processes writing into one block of this size (aligned)
-     * can leave another block's bytes in it (GlusterFS shard, measured on
-     * the testbed: docs/filesystems.md); 0 where no such fault is known */
-    int64_t writer_block;
     /* clients of this volume in this process's mount table (0: unknown) */
     int clients_here;
     /* every process of the job reaches the file system through one client

@@ -27,8 +27,6 @@ ferry_stripes ferry_stripes_of(const ferry_file *f)
         st.unit = fs->stripe_unit;
     if (f->hints.striping_unit > 0 && fs->stripe_src != FERRY_STRIPE_FS)
         st.unit = f->hints.striping_unit;
-    else if (!st.unit && fs->writer_block > 0)
-        st.unit = fs->writer_block; /* domains of whole blocks: one writer each (fsinfo.h) */
     st.count = f->hints.striping_factor > 0 && ferry_fs_stripes(fs) ? f->hints.striping_factor
              : fs->stripe_src != FERRY_STRIPE_NONE ? fs->stripe_count : 0;
     return st;

@@ -79,18 +79,6 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
         snprintf(reason, cap, "independent: only %lld rank has data", (long long)p->active);
         return FERRY_COLL_INDEPENDENT;
     }
-    /* Processes writing into one shard of a sharded GlusterFS volume left
-     * the previous shard's last bytes in its first ones, with or without
-     * ferry, whichever wrote (bench/shard_writes.c: node writers, ranks'
-     * own pieces, writers taking turns); writers of whole shards each lost
-     * nothing (docs/filesystems.md). Two-phase's domains are aligned to the
-     * block there (ferry_stripes_of): one writer per block. */
-    if (is_write && f->fs.writer_block > 0) {
-        char blk[32];
-        human(blk, sizeof blk, f->fs.writer_block);
-        snprintf(reason, cap, "twophase: %s writes, one writer per %s block of this file system", a, blk);
-        return FERRY_COLL_TWOPHASE;
-    }
     /* Where every rank shares one host, the exchange is a copy in memory
      * and the file system gets fewer, larger requests: on the sharded
      * GlusterFS testbed HACC-IO's interleaved 206 KiB pieces went faster

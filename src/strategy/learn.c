@@ -97,8 +97,6 @@ static void options(ferry_learn_ctx *ctx)
     ctx->rule = 0;
     if (p->active <= 1 || !nodes)
         return; /* nothing to combine */
-    if (k->write && f->fs.writer_block > 0)
-        return; /* only two-phase keeps one writer per block (auto.c) */
     int64_t extent = k->extent ? k->extent : 1;
     int interleaved = p->span_sum > extent;
     if (!interleaved && (double)p->bytes / (double)extent < 0.5)

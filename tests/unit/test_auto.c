@@ -61,17 +61,6 @@ static void rules(void)
     CHECK(choose(par8, 4, mid8, 1, why) == FERRY_COLL_TWOPHASE);
     /* an unconfirmed default does not */
     par8->fs.stripe_src = FERRY_STRIPE_DEFAULT;
-    /* where writers sharing a block lose bytes (sharded GlusterFS), writes
-     * of several ranks go through two-phase whatever their sizes, and say
-     * why; reads and a lone writer do not */
-    par8->fs.writer_block = 64 * MiB;
-    CHECK_MSG(choose(par8, 4, mid8, 1, why) == FERRY_COLL_TWOPHASE && strstr(why, "one writer per 64 MiB block"), "%s",
-              why);
-    ferry_pattern mb8 = pat(8, 8, 1 * MiB, 64 * MiB, 64 * MiB);
-    CHECK(choose(par8, 4, mb8, 1, why) == FERRY_COLL_TWOPHASE);
-    CHECK(choose(par8, 4, mb8, 0, why) == FERRY_COLL_INDEPENDENT);
-    CHECK(choose(par8, 4, pat(1, 100, 4 * KiB, 400 * KiB, 400 * KiB), 1, why) == FERRY_COLL_INDEPENDENT);
-    par8->fs.writer_block = 0;
     CHECK(choose(par8, 4, mid8, 1, why) == FERRY_COLL_INDEPENDENT);
     /* FLASH-like: each rank's 64 KiB pieces dense in its own range, 4 nodes
      * of 2: merged on the node on a parallel file system */
@@ -136,15 +125,9 @@ static void aggregators(void)
     f->fs.stripe_src = FERRY_STRIPE_DEFAULT;
     ferry_stripes st = ferry_stripes_of(f);
     CHECK(st.unit == 0 && st.count == 4);
-    /* unless writers must not share a block: then domains are whole blocks */
-    f->fs.writer_block = 64 * MiB;
-    st = ferry_stripes_of(f);
-    CHECK(st.unit == 64 * MiB && st.count == 4);
-    /* the hint names the real block (a shard size the client cannot see) */
     f->hints.striping_unit = 4 * MiB;
     st = ferry_stripes_of(f);
     CHECK(st.unit == 4 * MiB && st.count == 4);
-    f->fs.writer_block = 0;
     f->fs.stripe_src = FERRY_STRIPE_FS;
     f->fs.stripe_unit = MiB;
     st = ferry_stripes_of(f);

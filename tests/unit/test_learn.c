@@ -93,15 +93,6 @@ static void options(void)
     ferry_learn_setup(&c, net, &hacc, &four, 0, FERRY_COLL_INDEPENDENT, "rule");
     ferry_learn_worth(&c);
     CHECK(has(&c, FERRY_COLL_INDEPENDENT, 0) && has(&c, FERRY_COLL_TWOPHASE, 0));
-    /* writes where writers must not share a block: two-phase only, reads
-     * as before (auto.c) */
-    net->fs.writer_block = 64 * MiB;
-    ferry_learn_setup(&c, net, &hacc, &four, 1, FERRY_COLL_TWOPHASE, "rule");
-    CHECK(!ferry_learn_worth(&c) && c.nopt == 1 && has(&c, FERRY_COLL_TWOPHASE, 0));
-    ferry_learn_setup(&c, net, &hacc, &four, 0, FERRY_COLL_INDEPENDENT, "rule");
-    ferry_learn_worth(&c);
-    CHECK(has(&c, FERRY_COLL_INDEPENDENT, 0) && has(&c, FERRY_COLL_TWOPHASE, 0));
-    net->fs.writer_block = 0;
     /* side by side MiB pieces there too: nothing to try */
     ferry_learn_setup(&c, net, &ior1m, &four, 0, FERRY_COLL_INDEPENDENT, "rule");
     ferry_learn_worth(&c);
