@@ -14,54 +14,14 @@
  * kernel.
  */
 #include "core/errors.h"
+#include "strategy/buffers.h"
 #include "strategy/sieve.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
-/* One window buffer is kept for the process: a fresh multi-MiB buffer per
- * call is a fresh mapping, and faulting its pages in costs as much as the
- * copy out of it. A second caller (threads) gets its own. */
-#define KEEP_MAX ((int64_t)64 << 20)
-static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *kept;
-static int64_t kept_cap;
-static int kept_busy;
-
-static char *buf_get(int64_t cap)
-{
-    char *b = NULL;
-    pthread_mutex_lock(&kept_lock);
-    if (!kept_busy && cap <= KEEP_MAX) {
-        if (kept_cap < cap) {
-            free(kept);
-            kept = malloc((size_t)cap);
-            kept_cap = kept ? cap : 0;
-        }
-        if (kept) {
-            kept_busy = 1;
-            b = kept;
-        }
-    }
-    pthread_mutex_unlock(&kept_lock);
-    return b ? b : malloc((size_t)cap);
-}
-
-static void buf_put(char *b)
-{
-    if (!b)
-        return;
-    pthread_mutex_lock(&kept_lock);
-    if (b == kept)
-        kept_busy = 0;
-    else
-        free(b);
-    pthread_mutex_unlock(&kept_lock);
-}
 
 static int64_t window_size(int64_t hint, int64_t lo, int64_t hi)
 {
@@ -189,7 +149,7 @@ int ferry_sieve_read(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi,
                 ferry_runs_consume(&rs, len);
                 continue;
             }
-            if (!buf && !(buf = buf_get(cap))) {
+            if (!buf && !(buf = ferry_buffer_get(cap))) {
                 code = ferry_err(MPI_ERR_NO_MEM, "out of memory for the read sieving buffer");
                 break;
             }
@@ -215,7 +175,7 @@ int ferry_sieve_read(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi,
             break; /* end of file */
         ferry_runs_consume(&rs, take);
     }
-    buf_put(buf);
+    ferry_buffer_put(buf);
     return code;
 }
 
@@ -366,7 +326,7 @@ int ferry_sieve_write(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi
                 code = ucode;
             ferry_runs_consume(&rs, len);
         } else {
-            if (!buf && !(buf = buf_get(cap))) {
+            if (!buf && !(buf = ferry_buffer_get(cap))) {
                 code = ferry_err(MPI_ERR_NO_MEM, "out of memory for the write sieving buffer");
                 break;
             }
@@ -374,6 +334,6 @@ int ferry_sieve_write(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi
         }
         *done += wrote;
     }
-    buf_put(buf);
+    ferry_buffer_put(buf);
     return code;
 }

@@ -3,6 +3,7 @@
 #include "core/wait.h"
 #include "core/machine.h"
 #include "core/trace.h"
+#include "strategy/buffers.h"
 #include "strategy/writer.h"
 
 #include <stdlib.h>
@@ -325,7 +326,7 @@ static void receive_round(ferry_file *f, const round_work *w, char *buf, int r, 
 
 static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
 {
-    char *bufs[2] = {malloc((size_t)B), malloc((size_t)B)};
+    char *bufs[2] = {ferry_buffer_get(B), ferry_buffer_get(B)};
     round_work w;
     MPI_Request *req;
     int err = round_init(&w, plan->nsenders, &req);
@@ -397,14 +398,14 @@ static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
     }
     free(runs);
     round_free(&w, req);
-    free(bufs[0]);
-    free(bufs[1]);
+    ferry_buffer_put(bufs[0]);
+    ferry_buffer_put(bufs[1]);
     return err;
 }
 
 static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B)
 {
-    char *buf = malloc((size_t)B);
+    char *buf = ferry_buffer_get(B);
     round_work w;
     MPI_Request *req;
     int err = round_init(&w, plan->nsenders, &req);
@@ -484,7 +485,7 @@ static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B)
         round_reset(&w);
     }
     round_free(&w, req);
-    free(buf);
+    ferry_buffer_put(buf);
     return err;
 }
 

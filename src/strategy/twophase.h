@@ -5,8 +5,9 @@
  * aggregator how many ranks will talk to it, then each rank sends its piece
  * list to those aggregators alone, so no rank ever holds all P lists. Data
  * moves straight between user buffers and aggregator buffers through derived
- * datatypes: non-aggregators allocate no data buffers, and an aggregator
- * allocates two, writing one round in a helper thread while it receives the next.
+ * datatypes: non-aggregators use no data buffers, and an aggregator uses two
+ * of the process's kept buffers (buffers.h), writing one round in a helper
+ * thread while it receives the next.
  */
 #ifndef FERRY_STRATEGY_TWOPHASE_H
 #define FERRY_STRATEGY_TWOPHASE_H
