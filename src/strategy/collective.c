@@ -172,6 +172,27 @@ static int flush_for_others(ferry_file *f, int wrote, const ferry_runs *mine, do
     return MPI_SUCCESS;
 }
 
+/* Before a trial of an aggregated write where client caches are not
+ * coherent: what this rank wrote earlier (the option kept, independent, does
+ * not flush) is flushed off the trial's clock. The trial ends in
+ * flush_for_others, which would flush it too, and an option was judged by
+ * the flush of another's writes: FLASH-IO on the sharded testbed learned
+ * "independent 4x faster than two-phase" where two-phase forced was the
+ * fastest (bench/results/learn.md, session 12). Collective: every rank learns
+ * the outcome, and the ranks' clocks start again together. */
+static int flush_before_trial(ferry_file *f, int code, double *start)
+{
+    int err = code == MPI_SUCCESS && ferry_coh_dirty(&f->fd) ? f->fd.drv->sync(&f->fd) : 0;
+    if (err)
+        code = ferry_err_errno(err, f->filename);
+    int in = ferry_err_class(code), out = in;
+    MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, f->comm);
+    *start = ferry_now();
+    if (code == MPI_SUCCESS && out != MPI_SUCCESS)
+        code = ferry_err(out, "flushing before a trial failed on another rank");
+    return code;
+}
+
 /* Runs the two-phase option of a trial that names its own aggregator count. */
 static int twophase_with(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
                          const ferry_nodes *nodes, ferry_tp_memo *memo, int cb_nodes, int64_t *done)
@@ -279,6 +300,8 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
             chosen = FERRY_COLL_TWOPHASE;
             reason = "atomic mode: two-phase orders overlapping writes, local cannot";
         }
+        if (slot && slot->trial && dir && chosen != FERRY_COLL_INDEPENDENT && !f->fs.coherent_cache && f->size > 1)
+            code = flush_before_trial(f, code, &start);
         if (code == MPI_SUCCESS) {
             if (!nodes)
                 code = ferry_err(MPI_ERR_INTERN, "could not map ranks to nodes");
