@@ -22,8 +22,13 @@
 
 /* A buffer of at least cap bytes, NULL when memory is short. One of the
  * kept ones when a fitting one is free (threads that want one at once get
- * their own); larger than FERRY_BUFFER_KEEP_MAX is never kept. */
-char *ferry_buffer_get(int64_t cap);
+ * their own); larger than FERRY_BUFFER_KEEP_MAX is never kept. A kept
+ * buffer made here has its pages touched here, and *fresh (may be NULL) gains the
+ * seconds that took: work done once per process, which a call's time
+ * should not carry (a trial of two-phase that was the process's first
+ * two-phase call paid 2 x 16 MiB of page faults in a 1 ms BT-IO call, and
+ * was kept "2.63x slower than independent" where it was faster). */
+char *ferry_buffer_get(int64_t cap, double *fresh);
 /* Gives back what ferry_buffer_get returned (NULL is ignored). */
 void ferry_buffer_put(char *b);
 

@@ -182,7 +182,9 @@ static int flush_for_others(ferry_file *f, int wrote, const ferry_runs *mine, do
  * the outcome, and the ranks' clocks start again together. */
 static int flush_before_trial(ferry_file *f, int code, double *start)
 {
-    int err = code == MPI_SUCCESS && ferry_coh_dirty(&f->fd) ? f->fd.drv->sync(&f->fd) : 0;
+    /* where the driver does not track writes since a sync, one is assumed */
+    int dirty = !ferry_coh_active(&f->fd) || ferry_coh_dirty(&f->fd);
+    int err = code == MPI_SUCCESS && dirty ? f->fd.drv->sync(&f->fd) : 0;
     if (err)
         code = ferry_err_errno(err, f->filename);
     int in = ferry_err_class(code), out = in;
@@ -240,6 +242,7 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
     int have_runs = 0;
     double start = ferry_now();
     double once = 0; /* what this call paid that the pattern's next calls will not: left out of its time */
+    double fresh = 0; /* buffers made, once per process (buffers.h): the ranks that waited for them paid it too */
     ferry_learn_slot *fast = want == FERRY_COLL_AUTO && c->fast_independent[dir] ? c->fast_slot[dir] : NULL;
     if (want == FERRY_COLL_INDEPENDENT ||
         (want == FERRY_COLL_AUTO && c->fast_independent[dir] && (!fast || ferry_learn_repeat(learner, fast, max_trials)))) {
@@ -307,6 +310,7 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
                 code = ferry_err(MPI_ERR_INTERN, "could not map ranks to nodes");
             else if (chosen == FERRY_COLL_TWOPHASE) {
                 code = twophase_with(f, x, &runs, &pat, nodes, &c->memo[dir], cb_nodes, done);
+                fresh = c->memo[dir].fresh;
                 /* the lists' exchange is kept for the pattern's next calls
                  * when it repeats: learning compares what is still to come */
                 if (slot && pat.repeats) {
@@ -324,17 +328,18 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
 
     /* One allreduce: the outcome, whether any rank's pattern changed, the
      * call's time on its slowest rank (what learning compares), what it
-     * paid once (what a trial costs the run beyond that), and how far
+     * paid once (what a trial costs the run beyond that), what made new
+     * buffers (the same, once per process), and how far
      * the ranks wrote: after a collective write the file reaches there, so
      * no rank's client may cut a read short of it (an aggregator reading
      * what ranks wrote independently in the last call: learning tries one
      * strategy for writes and another for reads). */
     double t0 = ferry_now();
-    int64_t in[5] = {ferry_err_class(code), changed, (int64_t)((t0 - start) * 1e9), ferry_coh_written_end(&f->fd),
-                     (int64_t)(once * 1e9)},
-            out[5] = {in[0], in[1], in[2], in[3], in[4]};
+    int64_t in[6] = {ferry_err_class(code), changed, (int64_t)((t0 - start) * 1e9), ferry_coh_written_end(&f->fd),
+                     (int64_t)(once * 1e9), (int64_t)(fresh * 1e9)},
+            out[6] = {in[0], in[1], in[2], in[3], in[4], in[5]};
     if (f->size > 1)
-        MPI_Allreduce(in, out, 5, MPI_INT64_T, MPI_MAX, f->comm);
+        MPI_Allreduce(in, out, 6, MPI_INT64_T, MPI_MAX, f->comm);
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
     /* kept only after a call that succeeded everywhere, so every rank keeps alike */
     int ok = code == MPI_SUCCESS && out[0] == MPI_SUCCESS;
@@ -347,8 +352,11 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
         ok = code == MPI_SUCCESS;
     }
     /* every rank passes the same times, or -1 on every rank for a failed call */
+    /* the slowest rank may be one that waited for an aggregator's new
+     * buffers rather than the aggregator: the wait is taken off the maximum */
+    max_ns = max_ns > out[5] ? max_ns - out[5] : 0;
     if (ok)
-        ferry_learn_paid_once(slot, (double)out[4] * 1e-9);
+        ferry_learn_paid_once(slot, (double)(out[4] + out[5]) * 1e-9);
     ferry_learn_done(learner, slot, ok ? (double)max_ns * 1e-9 : -1.0);
     int was_fast = c->fast_independent[dir];
     c->fast_independent[dir] = chosen == FERRY_COLL_INDEPENDENT && !out[1] && want == FERRY_COLL_AUTO &&

@@ -149,7 +149,7 @@ int ferry_sieve_read(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi,
                 ferry_runs_consume(&rs, len);
                 continue;
             }
-            if (!buf && !(buf = ferry_buffer_get(cap))) {
+            if (!buf && !(buf = ferry_buffer_get(cap, NULL))) {
                 code = ferry_err(MPI_ERR_NO_MEM, "out of memory for the read sieving buffer");
                 break;
             }
@@ -326,7 +326,7 @@ int ferry_sieve_write(ferry_file *f, const ferry_xfer *x, int64_t lo, int64_t hi
                 code = ucode;
             ferry_runs_consume(&rs, len);
         } else {
-            if (!buf && !(buf = ferry_buffer_get(cap))) {
+            if (!buf && !(buf = ferry_buffer_get(cap, NULL))) {
                 code = ferry_err(MPI_ERR_NO_MEM, "out of memory for the write sieving buffer");
                 break;
             }

@@ -324,9 +324,9 @@ static void receive_round(ferry_file *f, const round_work *w, char *buf, int r, 
     }
 }
 
-static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
+static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B, double *fresh)
 {
-    char *bufs[2] = {ferry_buffer_get(B), ferry_buffer_get(B)};
+    char *bufs[2] = {ferry_buffer_get(B, fresh), ferry_buffer_get(B, fresh)};
     round_work w;
     MPI_Request *req;
     int err = round_init(&w, plan->nsenders, &req);
@@ -403,9 +403,9 @@ static int aggregate_write(ferry_file *f, ferry_tp_plan *plan, int64_t B)
     return err;
 }
 
-static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B)
+static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B, double *fresh)
 {
-    char *buf = ferry_buffer_get(B);
+    char *buf = ferry_buffer_get(B, fresh);
     round_work w;
     MPI_Request *req;
     int err = round_init(&w, plan->nsenders, &req);
@@ -504,9 +504,12 @@ int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, c
     if (post_user_side(f, &plan, x->is_write, &reqs, &nreq) < 0 && code == MPI_SUCCESS)
         code = ferry_err(MPI_ERR_NO_MEM, "out of memory posting a collective exchange");
     int err = 0;
+    double fresh = 0;
     if (plan.nsenders > 0)
-        err = x->is_write ? aggregate_write(f, &plan, plan.round_bytes)
-                          : aggregate_read(f, &plan, plan.round_bytes);
+        err = x->is_write ? aggregate_write(f, &plan, plan.round_bytes, &fresh)
+                          : aggregate_read(f, &plan, plan.round_bytes, &fresh);
+    if (memo)
+        memo->fresh = fresh;
     double t1 = ferry_now();
     MPI_Status *sts = x->is_write ? NULL : malloc((size_t)(nreq ? nreq : 1) * sizeof *sts);
     if (sts)

@@ -64,6 +64,9 @@ typedef struct ferry_tp_memo {
      * ones moved): paid once while a pattern repeats, so what learning
      * compares leaves it out, as it does local's node window */
     double listed;
+    /* seconds this rank's last call spent making buffers (buffers.h):
+     * once per process, left out of the call's time as the lists are */
+    double fresh;
 } ferry_tp_memo;
 void ferry_tp_memo_free(ferry_tp_memo *memo);
 

@@ -25,7 +25,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 run() {
   local env=() pre=$lib
   while [ "$1" != "--" ]; do
-    case ${1%%=*} in SLOWIO_RANK|SLOWIO_WIN_US) pre="$lib:$slowio" ;; esac
+    case ${1%%=*} in SLOWIO_RANK|SLOWIO_WIN_US|SLOWIO_SYNC_NS) pre="$lib:$slowio" ;; esac
     if [ "$flavor" = mpich ]; then env+=(-genv "${1%%=*}" "${1#*=}"); else env+=(-x "$1"); fi
     shift
   done
@@ -136,6 +136,19 @@ window)
     learning.coll_write.tried.0.best_seconds '<' 1 learning.coll_write.tried.1.best_seconds '<' 1 \
     learning.coll_read.tried.0.best_seconds '<' 1 learning.coll_read.tried.1.best_seconds '<' 1 \
     learning.coll_write.agreed == true || fail "window" ;;
+flush)
+  # where client caches are not coherent an aggregated write ends in a
+  # flush, which would also flush what the independent calls before a trial
+  # wrote: that is flushed first, off the trial's clock. SLOWIO_SYNC_NS
+  # makes a flush cost what is dirty (100 ns a byte: 13 ms for one call's
+  # 128 KiB per rank, 26-52 ms for an aggregator's own); the first trial
+  # comes after about ten independent calls, so charged their flush it
+  # would take 150 ms or more
+  run SLOWIO_SYNC_NS=100 "FERRY_HINTS=*:ferry_cache_coherent=disable" -- 24 16 8192 >"$dir/out" 2>&1
+  expect_pass "$dir/out"
+  "$check" "$rec" learning.coll_write.rule '~' independent learning.coll_write.trials '>=' 1 \
+    learning.coll_write.tried.1.best_seconds '<' 0.12 learning.coll_write.tried.2.best_seconds '<' 0.12 \
+    learning.coll_write.agreed == true || { cat "$rec"; fail "a trial was charged another option's flush"; } ;;
 finalize)
   run "FERRY_HINTS=*:ferry_learn=explore" T_LEARN_WATCH="$store" -- 12 64 512 2 >"$dir/out" 2>&1
   expect_pass "$dir/out"

@@ -8,6 +8,11 @@
  * With SLOWIO_WIN_US, every rank's MPI_Win_allocate_shared (local
  * aggregation's node window, made once per open) sleeps that long first:
  * work done once, which learning must not charge to the option's calls.
+ *
+ * With SLOWIO_SYNC_NS, every rank's fsync sleeps that many nanoseconds per
+ * byte the process wrote since its last fsync: a file system whose flush
+ * costs what is dirty, where a trial must not be charged another option's
+ * writes.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -38,6 +43,14 @@ static void maybe_sleep(void)
 typedef ssize_t (*rw_fn)(int, void *, size_t, off_t);
 typedef ssize_t (*rwv_fn)(int, const struct iovec *, int, off_t);
 
+static long long dirty; /* bytes written since the last fsync */
+
+static void wrote(ssize_t n)
+{
+    if (n > 0)
+        __atomic_add_fetch(&dirty, (long long)n, __ATOMIC_RELAXED);
+}
+
 static void *next(const char *name)
 {
     return dlsym(RTLD_NEXT, name);
@@ -49,7 +62,9 @@ ssize_t pwrite(int fd, const void *b, size_t n, off_t o)
     if (!f)
         f = (rw_fn)next("pwrite");
     maybe_sleep();
-    return f(fd, (void *)b, n, o);
+    ssize_t r = f(fd, (void *)b, n, o);
+    wrote(r);
+    return r;
 }
 
 ssize_t pread(int fd, void *b, size_t n, off_t o)
@@ -67,7 +82,9 @@ ssize_t pwritev(int fd, const struct iovec *v, int c, off_t o)
     if (!f)
         f = (rwv_fn)next("pwritev");
     maybe_sleep();
-    return f(fd, v, c, o);
+    ssize_t r = f(fd, v, c, o);
+    wrote(r);
+    return r;
 }
 
 ssize_t preadv(int fd, const struct iovec *v, int c, off_t o)
@@ -90,4 +107,16 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     if (us && atol(us) > 0)
         usleep((useconds_t)atol(us));
     return f(size, disp_unit, info, comm, base, win);
+}
+
+int fsync(int fd)
+{
+    static int (*f)(int);
+    if (!f)
+        f = (int (*)(int))next("fsync");
+    const char *ns = getenv("SLOWIO_SYNC_NS");
+    long long d = __atomic_exchange_n(&dirty, 0, __ATOMIC_RELAXED);
+    if (ns && atol(ns) > 0 && d > 0)
+        usleep((useconds_t)(d * atol(ns) / 1000));
+    return f(fd);
 }
