@@ -505,9 +505,14 @@ int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, c
         code = ferry_err(MPI_ERR_NO_MEM, "out of memory posting a collective exchange");
     int err = 0;
     double fresh = 0;
+    /* a round's bytes lie within the aggregator's domain: a call smaller
+     * than cb_buffer_size needs (and touches, when the kept buffer is made)
+     * no more than its domain */
+    int64_t cap = plan.round_bytes;
+    if (!plan.d.stripe && plan.d.size > 0 && plan.d.size < cap)
+        cap = plan.d.size;
     if (plan.nsenders > 0)
-        err = x->is_write ? aggregate_write(f, &plan, plan.round_bytes, &fresh)
-                          : aggregate_read(f, &plan, plan.round_bytes, &fresh);
+        err = x->is_write ? aggregate_write(f, &plan, cap, &fresh) : aggregate_read(f, &plan, cap, &fresh);
     if (memo)
         memo->fresh = fresh;
     double t1 = ferry_now();
