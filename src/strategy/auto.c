@@ -98,7 +98,18 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
      * parallel from the page cache, so aggregating them mostly only adds a
      * copy: independent (sieving where pieces are dense) measured 1.2-6.5x
      * local aggregation on Tile-IO reads and on MPICH's BT-IO reads, and
-     * 0.87-0.96x on Open MPI's BT-IO reads (bench/compare.py --full). */
+     * 0.87-0.96x on Open MPI's BT-IO reads (bench/compare.py --full).
+     * Pieces below a page, interleaved between more than two ranks of a
+     * node, are the exception: each is a system call for a few hundred
+     * bytes. Open MPI 8 ranks, BT-IO's 480 B on /dev/shm: two-phase read
+     * 1.27-1.74x independent in 8 of 8 comparisons, local 1.15-1.32x,
+     * once two-phase's buffers were kept and page-aligned (session 12,
+     * bench/results/learn.md); Tile-IO's 4 KiB pieces read faster
+     * independent (0.78-0.97x in 3 of 4). */
+    if (!is_write && !remote && ppn > 2 && avg < PAGE && interleaved) {
+        snprintf(reason, cap, "twophase: %s pieces read, %d ranks per node: one large read each", a, ppn);
+        return FERRY_COLL_TWOPHASE;
+    }
     if (!is_write && !remote) {
         snprintf(reason, cap, "independent: %s pieces read from a local file system", a);
         return FERRY_COLL_INDEPENDENT;

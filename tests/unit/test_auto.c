@@ -54,6 +54,12 @@ static void rules(void)
     /* below a page, 8 ranks of a node merge on it (BT-IO's 480 B) */
     ferry_pattern bt1 = pat(8, 1152, 480, 5 * MiB, 5 * MiB);
     CHECK(choose(loc8, 1, bt1, 1, why) == FERRY_COLL_LOCAL);
+    /* ... and are read through two-phase: a system call per 480 B costs
+     * more than the exchange; whole pages (Tile-IO) still read independent */
+    CHECK(choose(loc8, 1, bt1, 0, why) == FERRY_COLL_TWOPHASE);
+    CHECK_MSG(strstr(why, "480 B pieces read, 8 ranks per node") != NULL, "%s", why);
+    CHECK(choose(loc8, 1, tile8, 0, why) == FERRY_COLL_INDEPENDENT);
+    CHECK(choose(loc, 1, pat(2, 1152, 480, 1 * MiB, 1 * MiB), 0, why) == FERRY_COLL_INDEPENDENT); /* 2 ranks */
     CHECK(choose(par8, 4, mid8, 1, why) == FERRY_COLL_INDEPENDENT);
     /* a stripe unit the file system reports raises the bar to a stripe */
     par8->fs.stripe_unit = 1 * MiB;
