@@ -140,11 +140,19 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
      * in parallel; merging it first only adds a copy through the node
      * window: independent measured 2.5-2.7x local on HACC-IO (206 KiB
      * pieces) and 1.9-2.1x on Tile-IO (4 KiB), Open MPI 8 ranks on
-     * /dev/shm (make demo, two runs, bench/results/learn.md). Below a page
-     * (BT-IO's 480 B) merging still pays. */
+     * /dev/shm (make demo, two runs, bench/results/learn.md). */
     if (ppn > 2 && avg >= PAGE) {
         snprintf(reason, cap, "independent: %s pieces, whole pages into the page cache", a);
         return FERRY_COLL_INDEPENDENT;
+    }
+    /* Below a page (BT-IO's 480 B) merging still pays. Pieces interleaved
+     * between the node's ranks merge best in two-phase's domains, since its
+     * buffers are kept (buffers.h): Open MPI 8 ranks, BT-IO writes on
+     * /dev/shm, two-phase 1.13-1.43x local in 10 of 10 comparisons
+     * (session 12, bench/results/learn.md). */
+    if (ppn > 2 && interleaved) {
+        snprintf(reason, cap, "twophase: %s pieces interleaved between %d ranks of a node", a, ppn);
+        return FERRY_COLL_TWOPHASE;
     }
     if (ppn > 2) {
         snprintf(reason, cap, "local: %s pieces, %d ranks per node merged on their node", a, ppn);

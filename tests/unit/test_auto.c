@@ -51,9 +51,13 @@ static void rules(void)
     CHECK_MSG(strstr(why, "whole pages") != NULL, "%s", why);
     ferry_pattern tile8 = pat(8, 512, 4 * KiB, 16 * MiB, 16 * MiB);
     CHECK(choose(loc8, 1, tile8, 1, why) == FERRY_COLL_INDEPENDENT);
-    /* below a page, 8 ranks of a node merge on it (BT-IO's 480 B) */
+    /* below a page, 8 ranks of a node merge: interleaved (BT-IO's 480 B)
+     * in two-phase's domains, each rank's own range on the node */
     ferry_pattern bt1 = pat(8, 1152, 480, 5 * MiB, 5 * MiB);
-    CHECK(choose(loc8, 1, bt1, 1, why) == FERRY_COLL_LOCAL);
+    CHECK(choose(loc8, 1, bt1, 1, why) == FERRY_COLL_TWOPHASE);
+    CHECK_MSG(strstr(why, "480 B pieces interleaved between 8 ranks of a node") != NULL, "%s", why);
+    ferry_pattern own8 = pat(8, 64, 480, 8 * 64 * 480, 64 * 480);
+    CHECK(choose(loc8, 1, own8, 1, why) == FERRY_COLL_LOCAL);
     /* ... and are read through two-phase: a system call per 480 B costs
      * more than the exchange; whole pages (Tile-IO) still read independent */
     CHECK(choose(loc8, 1, bt1, 0, why) == FERRY_COLL_TWOPHASE);
