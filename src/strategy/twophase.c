@@ -429,8 +429,12 @@ static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B, double 
         }
         double t0 = ferry_now();
         if (err) {
-            /* failed: every requester still gets a (short, empty) message */
+            /* failed: every requester still gets a (short, empty) message,
+             * those this round collected (their cursors moved past it) and
+             * those it did not reach */
             int n = 0;
+            for (int i = 0; i < w.ntypes && req; i++)
+                MPI_Isend(NULL, 0, MPI_BYTE, w.src[i], TAG(r), f->comm, &req[n++]);
             for (int s = 0; s < plan->nsenders; s++)
                 if (skip_round(plan, &plan->senders[s], r) && req)
                     MPI_Isend(NULL, 0, MPI_BYTE, plan->senders[s].rank, TAG(r), f->comm, &req[n++]);
