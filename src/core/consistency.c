@@ -165,18 +165,23 @@ int ferry_consist_close(ferry_file *f)
     return r[0] == MPI_SUCCESS ? MPI_SUCCESS : ferry_err((int)r[0], "close failed on another rank");
 }
 
-void ferry_consist_before_resize(ferry_file *f)
+int ferry_consist_before_resize(ferry_file *f)
 {
-    if (f->rank == 0)
-        ferry_coh_refresh(&f->fd, 1);
+    if (!ferry_coh_active(&f->fd))
+        return MPI_SUCCESS;
+    /* a write this client holds back would land after the cut and grow the
+     * file again */
+    int err = ferry_coh_dirty(&f->fd) ? f->fd.drv->sync(&f->fd) : 0;
+    if (!err && f->rank == 0)
+        err = ferry_coh_refresh(&f->fd, 1);
+    return err ? ferry_err_errno(err, "flushing this node's writes before the size change") : MPI_SUCCESS;
 }
 
 int ferry_consist_after_resize(ferry_file *f, int64_t size, int truncate)
 {
     if (!ferry_coh_active(&f->fd))
         return MPI_SUCCESS;
-    int64_t floor = ferry_coh_floor(&f->fd);
-    ferry_coh_set_floor(&f->fd, truncate ? size : max64(floor, size));
+    ferry_coh_resized(&f->fd, size, truncate);
     if (truncate || size > f->settled_size)
         f->settled_size = size;
     /* other clients hold the old size, larger or smaller */

@@ -27,9 +27,12 @@ int ferry_consist_sync(ferry_file *f, int code);
  * return early, and puts back a size racing clients left wrong. */
 int ferry_consist_close(ferry_file *f);
 
-/* Rank 0's client before it changes the size (its idea of the size is what
- * a size change is computed from on some file systems). */
-void ferry_consist_before_resize(ferry_file *f);
+/* Every rank before a size change is agreed: this rank's writes reach the
+ * servers first (a client that writes behind would land them after the
+ * cut), and rank 0's client, whose idea of the size a size change is
+ * computed from on some file systems, is refreshed. Returns this rank's
+ * MPI error code. */
+int ferry_consist_before_resize(ferry_file *f);
 /* Collective, after a size change that succeeded on every rank. Returns an
  * MPI error code, the same on every rank. */
 int ferry_consist_after_resize(ferry_file *f, int64_t size, int truncate);

@@ -24,6 +24,8 @@ static int size_change(ferry_file *f, MPI_Offset size, int truncate, const char 
         local = ferry_err(MPI_ERR_READ_ONLY, "file is opened MPI_MODE_RDONLY");
     else if (f->amode & MPI_MODE_SEQUENTIAL)
         local = ferry_err(MPI_ERR_UNSUPPORTED_OPERATION, "size cannot change on an MPI_MODE_SEQUENTIAL file");
+    else
+        local = ferry_consist_before_resize(f);
     int differs = 0;
     int all = agree_value(f, size, local, &differs);
     if (local != MPI_SUCCESS)
@@ -35,7 +37,6 @@ static int size_change(ferry_file *f, MPI_Offset size, int truncate, const char 
     int err = 0;
     if (f->rank == 0) {
         double t0 = ferry_now();
-        ferry_consist_before_resize(f);
         err = truncate ? f->fd.drv->truncate(&f->fd, size) : f->fd.drv->allocate(&f->fd, size);
         ferry_stats_phase(&f->stats, FERRY_PHASE_WRITE, t0);
     }

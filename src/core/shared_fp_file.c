@@ -5,8 +5,10 @@
  * in a hidden file beside the data file, read and rewritten under an
  * exclusive byte-range lock, as ROMIO keeps it. The driver's lock makes
  * that safe where client caches are not coherent (taking the lock drops the
- * client's cached page, releasing it syncs the new value first), so this
- * needs only locks that every node honours (ferry_fs_info.coherent_locks).
+ * client's cached page, releasing it syncs the new value first), and the
+ * file is grown, sparse, past any client cache of whole small files, which
+ * no lock reaches; so this needs only locks that every node honours
+ * (ferry_fs_info.coherent_locks).
  *
  * Rank 0 creates the file at open, every rank keeps a descriptor, and rank 0
  * removes it once the close has been agreed on every rank.
@@ -70,8 +72,14 @@ int ferry_shfp_file_open(ferry_file *f, int64_t initial)
                                   &s->fd);
         if (!err) {
             int64_t w = put_value(&s->fd, initial);
-            err = w < 0 ? (int)w : w != (int64_t)sizeof initial ? -EIO : s->fd.drv->sync(&s->fd);
+            err = w < 0 ? (int)w : w != (int64_t)sizeof initial ? -EIO : 0;
         }
+        /* a client cache of whole small files would answer the locked
+         * read from before another node's update */
+        if (!err)
+            err = ferry_coh_outgrow_whole_file_cache(&s->fd, &f->fs);
+        if (!err)
+            err = s->fd.drv->sync(&s->fd);
         msg[0] = err;
     }
     MPI_Bcast(msg, 2, MPI_INT64_T, 0, f->comm);

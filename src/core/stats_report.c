@@ -283,12 +283,13 @@ char *ferry_stats_json_record(const ferry_stats_total *t, const char *filename, 
         sb_json_str(&b, fs->stripe_how);
         sb_printf(&b, ",\"coherent_locks\":%s,\"coherent_cache\":%s,\"cache_source\":\"%s\",\"rmw_safe\":%s,"
                       "\"keeps_pages\":%s,\"size_refresh\":\"%s\",\"close_behind\":%s,\"size_race\":%s,"
-                      "\"truncate_stale\":%s,\"clients_here\":%d,\"one_client\":%s}",
+                      "\"truncate_stale\":%s,\"whole_file_cache\":%" PRId64 ",\"clients_here\":%d,\"one_client\":%s}",
                   fs->coherent_locks ? "true" : "false", fs->coherent_cache ? "true" : "false",
                   fs->cache_from_hint ? "hint" : "detected", fs->rmw_safe ? "true" : "false",
                   fs->keeps_pages ? "true" : "false", ferry_size_refresh_name(fs->size_refresh),
                   fs->close_behind ? "true" : "false", fs->size_race ? "true" : "false",
-                  fs->truncate_stale ? "true" : "false", fs->clients_here, fs->one_client ? "true" : "false");
+                  fs->truncate_stale ? "true" : "false", fs->whole_file_cache, fs->clients_here,
+                  fs->one_client ? "true" : "false");
     }
     char *learned = t->learn[0].active || t->learn[1].active ? ferry_stats_learn_json(t) : NULL;
     if (learned)

@@ -27,6 +27,7 @@ struct ferry_coherence {
     ferry_size_refresh size_refresh;
     int close_behind;
     int size_race;
+    int64_t whole_file_cache;
     /* read and written by the caller's thread, the nonblocking worker and
      * the aggregators' writer threads: atomics */
     int64_t floor;
@@ -58,6 +59,7 @@ int ferry_coh_attach(ferry_fd *fd, const char *path, const ferry_fs_info *fs)
     c->size_refresh = fs->size_refresh;
     c->close_behind = fs->close_behind;
     c->size_race = fs->size_race;
+    c->whole_file_cache = fs->whole_file_cache;
     fd->coh = c;
     return 0;
 }
@@ -125,20 +127,34 @@ static int forced_stat(int fd, int64_t *size)
     return 0;
 }
 
+/* A file small enough for a whole-file client cache: only a lookup or a
+ * listing brings its content (GlusterFS quick-read refreshes what it holds
+ * from READDIRPLUS; measured: a drop and a forced stat still read the
+ * bytes from before another client's write and fsync). */
+static int small_enough(const ferry_coherence *c, int64_t size)
+{
+    return c->whole_file_cache > 0 && size >= 0 && size <= c->whole_file_cache;
+}
+
 int ferry_coh_refresh(ferry_fd *fd, int list)
 {
     ferry_coherence *c = fd->coh;
     if (!c)
         return 0;
-    int rc = 0;
-    if (list && c->size_refresh == FERRY_SIZE_LIST)
+    int rc = 0, listed = list && c->size_refresh == FERRY_SIZE_LIST;
+    if (listed)
         rc = list_dir(c->path, fd->fd);
     int64_t size = -1;
     if (c->size_refresh != FERRY_SIZE_FRESH) {
         int r2 = forced_stat(fd->fd, &size);
         if (!rc)
             rc = r2;
+    } else if (c->whole_file_cache) {
+        struct stat st;
+        size = fstat(fd->fd, &st) < 0 ? -1 : st.st_size;
     }
+    if (!listed && !rc && small_enough(c, size))
+        rc = list_dir(c->path, fd->fd);
 
     ferry_coh_drop(fd, 0, 0);
     return rc;
@@ -153,6 +169,34 @@ int ferry_coh_client_size(ferry_fd *fd, int64_t *size)
         return -errno;
     *size = st.st_size;
     return 0;
+}
+
+void ferry_coh_resized(ferry_fd *fd, int64_t size, int cut)
+{
+    ferry_coherence *c = fd->coh;
+    if (!c)
+        return;
+    int64_t floor = __atomic_load_n(&c->floor, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->floor, cut || size > floor ? size : floor, __ATOMIC_RELAXED);
+    /* what this descriptor wrote past a cut is gone from the file */
+    int64_t wend = __atomic_load_n(&c->wend, __ATOMIC_RELAXED);
+    while (cut && wend > size && !__atomic_compare_exchange_n(&c->wend, &wend, size, 1, __ATOMIC_RELAXED,
+                                                              __ATOMIC_RELAXED))
+        ;
+}
+
+int ferry_coh_outgrow_whole_file_cache(ferry_fd *fd, const ferry_fs_info *fs)
+{
+    if (fs->whole_file_cache <= 0)
+        return 0;
+    struct stat st;
+    if (fstat(fd->fd, &st) < 0)
+        return -errno;
+    /* a sparse tail: no byte is stored */
+    off_t want = (off_t)fs->whole_file_cache + 4096;
+    if (st.st_size >= want)
+        return 0;
+    return ftruncate(fd->fd, want) < 0 ? -errno : 0;
 }
 
 void ferry_coh_set_floor(ferry_fd *fd, int64_t floor)
@@ -209,8 +253,13 @@ void ferry_coh_synced(ferry_fd *fd)
 
 void ferry_coh_before_read(ferry_fd *fd, int64_t off, int64_t len)
 {
-    if (fd->coh && __atomic_load_n(&fd->coh->atomic, __ATOMIC_RELAXED))
-        ferry_coh_drop(fd, off, len);
+    ferry_coherence *c = fd->coh;
+    if (!c || !__atomic_load_n(&c->atomic, __ATOMIC_RELAXED))
+        return;
+    struct stat st;
+    if (c->whole_file_cache && fstat(fd->fd, &st) == 0 && small_enough(c, st.st_size))
+        list_dir(c->path, fd->fd);
+    ferry_coh_drop(fd, off, len);
 }
 
 int64_t ferry_coh_read_limit(const ferry_fd *fd)

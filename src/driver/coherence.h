@@ -41,12 +41,23 @@ int ferry_coh_list_dir(const char *path);
 /* Drops this client's cached pages of [off, off + len) (len 0: to the end). */
 void ferry_coh_drop(ferry_fd *fd, int64_t off, int64_t len);
 /* Drops every cached page and refreshes the size this client believes;
- * list: also by listing the directory where only that refreshes it.
- * Returns 0 or -errno. */
+ * list: also by listing the directory where only that refreshes it. A
+ * file small enough for a whole-file client cache is listed always: only
+ * that refreshes its content. Returns 0 or -errno. */
 int ferry_coh_refresh(ferry_fd *fd, int list);
 /* The size this client believes, past the kernel's attribute cache where
  * that helps (not past caches only a listing reaches). */
 int ferry_coh_client_size(ferry_fd *fd, int64_t *size);
+
+/* The size was set (cut: set_size; else preallocate, which only grows):
+ * the agreed size follows, and so does the end of this descriptor's
+ * writes where the cut removed them. */
+void ferry_coh_resized(ferry_fd *fd, int64_t size, int cut);
+/* Grows a small file, sparse, past the largest whole-file client cache of
+ * fs (ferry_fs_info.whole_file_cache), so that every read of it under a
+ * lock reaches the servers. For files ferry keeps beside the data (the
+ * shared file pointer's). Returns 0 or -errno. */
+int ferry_coh_outgrow_whole_file_cache(ferry_fd *fd, const ferry_fs_info *fs);
 
 /* What the core agreed the file holds at least (set at open, sync, size
  * changes; reads short of it refresh and retry). */
@@ -56,7 +67,8 @@ int64_t ferry_coh_floor(const ferry_fd *fd);
 int64_t ferry_coh_written_end(const ferry_fd *fd);
 /* 1 if fd wrote since its last sync. */
 int ferry_coh_dirty(const ferry_fd *fd);
-/* MPI atomic mode: reads drop what they cover and distrust short reads. */
+/* MPI atomic mode: reads drop what they cover (and refresh a small file's
+ * whole-file cache) and distrust short reads. */
 void ferry_coh_set_atomic(ferry_fd *fd, int on);
 
 /* Hooks of the POSIX driver. */

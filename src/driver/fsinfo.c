@@ -47,31 +47,36 @@ typedef struct {
     int pages;
     ferry_size_refresh size;
     int close_behind;
+    int64_t whole_file_cache;
 } fs_facts;
+
+/* GlusterFS quick-read's largest max-file-size (its option's maximum) */
+#define QUICK_READ_MAX ((int64_t)1 << 20)
 
 static const fs_facts FACTS[] = {
     /* nothing known: every remedy */
-    {FERRY_FS_UNKNOWN, FERRY_FS_CLASS_UNKNOWN, 0, 0, 0, 1, FERRY_SIZE_LIST, 1},
-    {FERRY_FS_LOCAL, FERRY_FS_CLASS_LOCAL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0},
-    {FERRY_FS_TMPFS, FERRY_FS_CLASS_LOCAL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0},
+    {FERRY_FS_UNKNOWN, FERRY_FS_CLASS_UNKNOWN, 0, 0, 0, 1, FERRY_SIZE_LIST, 1, QUICK_READ_MAX},
+    {FERRY_FS_LOCAL, FERRY_FS_CLASS_LOCAL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0, 0},
+    {FERRY_FS_TMPFS, FERRY_FS_CLASS_LOCAL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0, 0},
     /* close-to-open caching, but taking an fcntl lock revalidates the
      * client's cache and releasing it flushes the dirty pages first;
      * between opens the pages and attributes (acregmin) stay */
-    {FERRY_FS_NFS, FERRY_FS_CLASS_NETWORK, 1, 0, 1, 1, FERRY_SIZE_STAT, 0},
+    {FERRY_FS_NFS, FERRY_FS_CLASS_NETWORK, 1, 0, 1, 1, FERRY_SIZE_STAT, 0, 0},
     /* LDLM extent locks keep client caches coherent; fcntl locks need -o flock */
-    {FERRY_FS_LUSTRE, FERRY_FS_CLASS_PARALLEL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0},
-    {FERRY_FS_GPFS, FERRY_FS_CLASS_PARALLEL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0},
+    {FERRY_FS_LUSTRE, FERRY_FS_CLASS_PARALLEL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0, 0},
+    {FERRY_FS_GPFS, FERRY_FS_CLASS_PARALLEL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0, 0},
     /* brick-side locks are coherent; the FUSE client's caches are not
      * (measured: docs/filesystems.md): the kernel keeps pages across opens
      * (fopen-keep-cache), md-cache and the shard translator keep the size
-     * until a directory listing brings it, flush-behind returns close early */
-    {FERRY_FS_GLUSTER, FERRY_FS_CLASS_PARALLEL, 1, 0, 0, 1, FERRY_SIZE_LIST, 1},
+     * until a directory listing brings it, flush-behind returns close early,
+     * quick-read serves small files whole from what a lookup fetched */
+    {FERRY_FS_GLUSTER, FERRY_FS_CLASS_PARALLEL, 1, 0, 0, 1, FERRY_SIZE_LIST, 1, QUICK_READ_MAX},
     /* tuneUseGlobalFileLocks=false by default: fcntl locks are node-local;
      * buffered client cache, flushed at close */
-    {FERRY_FS_BEEGFS, FERRY_FS_CLASS_PARALLEL, 0, 0, 0, 1, FERRY_SIZE_STAT, 0},
+    {FERRY_FS_BEEGFS, FERRY_FS_CLASS_PARALLEL, 0, 0, 0, 1, FERRY_SIZE_STAT, 0, 0},
     /* capabilities keep caches coherent, locks go through the MDS */
-    {FERRY_FS_CEPH, FERRY_FS_CLASS_PARALLEL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0},
-    {FERRY_FS_FUSE, FERRY_FS_CLASS_NETWORK, 0, 0, 0, 1, FERRY_SIZE_LIST, 1},
+    {FERRY_FS_CEPH, FERRY_FS_CLASS_PARALLEL, 1, 1, 1, 0, FERRY_SIZE_FRESH, 0, 0},
+    {FERRY_FS_FUSE, FERRY_FS_CLASS_NETWORK, 0, 0, 0, 1, FERRY_SIZE_LIST, 1, QUICK_READ_MAX},
 };
 
 static const struct {
@@ -123,6 +128,7 @@ void ferry_fs_classify(const char *fstype, unsigned long magic, ferry_fs_info *o
     out->keeps_pages = fa->pages;
     out->size_refresh = fa->size;
     out->close_behind = fa->close_behind;
+    out->whole_file_cache = fa->whole_file_cache;
     out->magic = magic;
     if (fstype && *fstype)
         snprintf(out->name, sizeof out->name, "%s", fstype);
@@ -575,9 +581,10 @@ void ferry_fs_describe_consistency(const ferry_fs_info *fs, char *out, size_t ca
     const char *sizes = fs->size_refresh == FERRY_SIZE_LIST   ? "lists the directory for sizes"
                         : fs->size_refresh == FERRY_SIZE_STAT ? "forces a stat for sizes"
                                                               : "";
-    char acts[200];
-    snprintf(acts, sizeof acts, "%s%s%s%s%s%s%s", fs->keeps_pages ? "drops cached pages, " : "", sizes,
+    char acts[256];
+    snprintf(acts, sizeof acts, "%s%s%s%s%s%s%s%s", fs->keeps_pages ? "drops cached pages, " : "", sizes,
              sizes[0] && fs->one_client ? " in atomic mode" : "", sizes[0] ? ", " : "",
+             fs->whole_file_cache && !fs->one_client ? "lists the directory of files small enough to be cached whole, " : "",
              fs->close_behind ? "syncs before close, " : "", fs->size_race ? "sets racing sizes back, " : "",
              fs->truncate_stale ? "cannot: pieces re-created after another node's truncate (reads fail)" : "");
     size_t n = strlen(acts);

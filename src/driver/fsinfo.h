@@ -69,6 +69,11 @@ typedef struct ferry_fs_info {
     int keeps_pages;                 /* reads are served from pages cached before the write, across opens */
     ferry_size_refresh size_refresh; /* how a stale file size is refreshed */
     int close_behind;                /* close returns before written data reaches the servers */
+    /* files up to this many bytes can be read whole from a client cache
+     * that neither a lock nor a page drop reaches, only a lookup or a
+     * listing of their directory (GlusterFS quick-read: max-file-size, at
+     * most 1 MiB, for up to its cache-timeout); 0: none */
+    int64_t whole_file_cache;
     /* clients extending a file at once leave its size too large: each adds
      * its own idea of the growth (GlusterFS shard); ferry sets it back */
     int size_race;

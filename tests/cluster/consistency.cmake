@@ -25,6 +25,24 @@ cluster_test(cluster_consist TIMEOUT 300 PASS "t_consist: passed"
   COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${CONSIST_FWD}
   $<TARGET_FILE:t_consist> -r 2 -s independent,sieve,twophase,local,forward,auto)
 
+# What every rank must see alike across nodes (tests/mpi/t_filestate.c): the
+# shared file pointer (every record exactly once; under Open MPI it lives in
+# a locked hidden file there), sizes after set_size, preallocate and other
+# nodes' writes, small files a client caches whole, and the rest of the
+# per-file state; both volumes, both builds. The long run is
+# t_filestate -r 100 by hand (docs/reliability.md).
+if(FERRY_MPI_FLAVOR STREQUAL "mpich")
+  set(STATE_FWD -genv FERRY_TEST_OUT @DIR@)
+else()
+  set(STATE_FWD -x FERRY_TEST_OUT=@DIR@)
+endif()
+cluster_test(cluster_filestate_dist TIMEOUT 400 PASS "t_filestate: passed" ENV FERRY_CLUSTER_VOLUME=dist
+  COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${STATE_FWD}
+  $<TARGET_FILE:t_filestate> -r 2 -s auto,independent,twophase,local,forward)
+cluster_test(cluster_filestate_shard TIMEOUT 300 PASS "t_filestate: passed"
+  COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${STATE_FWD}
+  $<TARGET_FILE:t_filestate> -r 2 -s auto,twophase)
+
 string(REPLACE ";" " " PRE_STRING "${CLUSTER_PRE}")
 cluster_test(cluster_nodefault TIMEOUT 300 PASS "t_nodefault: passed"
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/nodefault.sh ${FERRY_MPI_FLAVOR} 180 "${PRE_STRING}" --

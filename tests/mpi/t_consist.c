@@ -30,20 +30,6 @@ typedef struct {
 
 static int nodes, ppn;
 
-/* Node layout from the MPI library (ranks of a node are consecutive on the
- * cluster's launchers, but the partner choice does not rely on it). */
-static void find_nodes(void)
-{
-    MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, t_rank, MPI_INFO_NULL, &node);
-    int nrank, first;
-    MPI_Comm_rank(node, &nrank);
-    MPI_Comm_size(node, &ppn);
-    first = nrank == 0;
-    MPI_Allreduce(&first, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Comm_free(&node);
-}
-
 /* The rank whose piece `me` reads in round r: on another node when there
  * is one, a different one each round. */
 static int partner(int me, int r)
@@ -78,33 +64,11 @@ static void view_of(MPI_File fh, long long base, int who)
     MPI_Type_free(&ft);
 }
 
-/* The hints that make ferry use one strategy for collective and
- * independent calls alike. */
-static MPI_Info strategy_info(const char *s)
-{
-    MPI_Info info;
-    MPI_Info_create(&info);
-    const char *coll = "auto", *ind = "auto";
-    if (!strcmp(s, "independent"))
-        coll = "independent", ind = "direct";
-    else if (!strcmp(s, "sieve"))
-        coll = "independent", ind = "sieve";
-    else if (!strcmp(s, "twophase") || !strcmp(s, "local"))
-        coll = s, ind = "direct";
-    else if (!strcmp(s, "forward"))
-        ind = "forward";
-    MPI_Info_set(info, "ferry_write_strategy", coll);
-    MPI_Info_set(info, "ferry_read_strategy", coll);
-    MPI_Info_set(info, "ferry_ind_write_strategy", ind);
-    MPI_Info_set(info, "ferry_ind_read_strategy", ind);
-    return info;
-}
-
 static const char *strategy = "auto";
 
 static int open_file(const char *path, int amode, int atomic, MPI_File *fh)
 {
-    MPI_Info info = strategy_info(strategy);
+    MPI_Info info = t_strategy_info(strategy);
     int rc = MPI_File_open(MPI_COMM_WORLD, path, amode, info, fh);
     MPI_Info_free(&info);
     if (rc == MPI_SUCCESS && atomic)
@@ -238,7 +202,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-s"))
             snprintf(strategies, sizeof strategies, "%s", argv[i + 1]);
     }
-    find_nodes();
+    t_find_nodes(&nodes, &ppn);
     char dir[512];
     t_path(dir, sizeof dir, "");
     dir[strlen(dir) - 1] = 0; /* t_path appended a slash */

@@ -125,4 +125,41 @@ static inline unsigned char t_byte(long long off, int salt)
     return (unsigned char)(x >> 13);
 }
 
+/* Node layout from the MPI library: how many nodes the job spans and how
+ * many ranks the caller's node has. */
+static inline void t_find_nodes(int *nodes, int *ppn)
+{
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, t_rank, MPI_INFO_NULL, &node);
+    int nrank, first;
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, ppn);
+    first = nrank == 0;
+    MPI_Allreduce(&first, nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Comm_free(&node);
+}
+
+/* The hints that make ferry use one strategy for collective and
+ * independent calls alike (the natives ignore them): independent, sieve,
+ * twophase, local, forward or auto. */
+static inline MPI_Info t_strategy_info(const char *s)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    const char *coll = "auto", *ind = "auto";
+    if (!strcmp(s, "independent"))
+        coll = "independent", ind = "direct";
+    else if (!strcmp(s, "sieve"))
+        coll = "independent", ind = "sieve";
+    else if (!strcmp(s, "twophase") || !strcmp(s, "local"))
+        coll = s, ind = "direct";
+    else if (!strcmp(s, "forward"))
+        ind = "forward";
+    MPI_Info_set(info, "ferry_write_strategy", coll);
+    MPI_Info_set(info, "ferry_read_strategy", coll);
+    MPI_Info_set(info, "ferry_ind_write_strategy", ind);
+    MPI_Info_set(info, "ferry_ind_read_strategy", ind);
+    return info;
+}
+
 #endif
