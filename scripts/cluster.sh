@@ -8,26 +8,53 @@
 # sharded volume and a plain distribute one, which EVERY compute node mounts
 # through its own FUSE client at $MNT/shard and $MNT/dist.
 #
+# With --io-nodes M, I/O nodes ion1..ionM stand between the compute nodes and
+# the storage nodes, as the I/O nodes of a Blue Gene/Q or the LNET routers
+# of a Lustre site: a compute network (10.77.0.0/24: compute nodes, the I/O
+# nodes' first links) and a storage network (10.78.0.0/24: the I/O nodes'
+# second links, the storage nodes), each its own bridge; the I/O nodes
+# forward IP between them, and every compute node's route to storage goes
+# through its I/O node (compute nodes in blocks: node1..nodeN/M through ion1,
+# and so on). Compute nodes keep their own file-system clients, so an
+# unmodified program runs as before, its storage traffic crossing its I/O
+# node; the I/O nodes mount the volumes too, for the ranks ferry places
+# there (aggregators, forwarders, data processes).
+#
 #   cluster.sh up [options]     build or repair what is missing (idempotent; rates re-applied)
 #   cluster.sh down             undo what up made, ending its processes by their ids
 #   cluster.sh status           one line per node; exit 0 when all is up and mounted
 #   cluster.sh env              FERRY_CLUSTER_* settings of the running cluster (for eval)
 #   cluster.sh exec NODE CMD... run CMD inside NODE (caller's environment and directory)
+#   cluster.sh hosts ROLE [openmpi|hydra]
+#                               the path of a hostfile of the role's nodes: compute
+#                               (mpirun's default), io, or all (compute nodes first)
 #   cluster.sh counters         bytes through each link, CPU ticks of the cluster's processes
-#   cluster.sh mpirun openmpi|mpich [launcher args] PROG [ARGS...]
+#   cluster.sh mpirun openmpi|mpich [--via LAUNCHER] [launcher args] PROG [ARGS...]
 #                               run an MPI program from node1 across the compute nodes;
 #                               the arguments pass unchanged to mpiexec after the
-#                               cluster's own settings (which a later option overrides)
+#                               cluster's own settings (which a later option overrides);
+#                               --via runs LAUNCHER (ferry-run, which passes launcher
+#                               options through) instead, with FERRY_MPIEXEC naming
+#                               the cluster's mpiexec
 #
 # up's options (or variables): --nodes N (FERRY_CLUSTER_NODES, 4), --storage M
 # (FERRY_CLUSTER_STORAGE, 1), --slots S ranks per node (FERRY_CLUSTER_SLOTS, 2),
 # --rate R of a compute node's link (FERRY_CLUSTER_RATE, 50mbit), --storage-rate R
 # of a storage node's link (FERRY_CLUSTER_STORAGE_RATE, 200mbit); rates as tc
-# takes them (500mbit, 1gbit), `none` for no limit. FERRY_CLUSTER_ROOT
+# takes them (500mbit, 1gbit), `none` for no limit; --io-nodes M
+# (FERRY_CLUSTER_IO_NODES, 0: none), --io-rate R of an I/O node's link to
+# the compute network (FERRY_CLUSTER_IO_RATE, 100mbit: its compute nodes'
+# links together), --io-storage-rate R of its link to the storage network
+# (FERRY_CLUSTER_IO_STORAGE_RATE, 200mbit: I/O nodes sit close to storage,
+# as Blue Gene/Q's on InfiniBand and seed 001's data nodes), --io-slots S
+# ranks per I/O node (FERRY_CLUSTER_IO_SLOTS, 1); with I/O nodes, --storage
+# defaults to 2.
+# FERRY_CLUSTER_ROOT
 # (/var/lib/ferry-cluster) holds the state and the bricks; FERRY_CLUSTER_MNT
 # (/mnt/ferry-cluster) is where the nodes mount the volumes.
-# Nodes are node1..nodeN (10.77.0.1..N) and storage1..storageM
-# (10.77.0.201..), with no route out of 10.77.0.0/24.
+# Nodes are node1..nodeN (10.77.0.1..N), ion1..ionM (10.77.0.101.. and
+# 10.78.0.101..) and storage1..storageM (10.77.0.201.., with I/O nodes
+# 10.78.0.201..), with no route out of the cluster's subnets.
 # Exit status 77 means "cannot run here" (not root, no namespaces, no FUSE,
 # no GlusterFS) or "the cluster is not up": callers skip. One line says why.
 set -uo pipefail
@@ -38,6 +65,7 @@ ROOT=${FERRY_CLUSTER_ROOT:-/var/lib/ferry-cluster}
 MNT=${FERRY_CLUSTER_MNT:-/mnt/ferry-cluster}
 STATE=$ROOT/state
 NET=10.77.0
+SNET=10.78.0 # the storage network, where there are I/O nodes
 VOLS=(ferry-shard ferry-dist)
 AGENT=$here/cluster-agent.sh
 
@@ -53,16 +81,40 @@ load_config() {
   # shellcheck disable=SC1091
   [ -f "$STATE/config" ] && . "$STATE/config"
   NODES=${FERRY_CLUSTER_NODES:-${C_NODES:-4}}
-  NSTORAGE=${FERRY_CLUSTER_STORAGE:-${C_STORAGE:-1}}
+  IONS=${FERRY_CLUSTER_IO_NODES:-${C_IONS:-0}}
+  [[ $IONS =~ ^[0-9]+$ ]] || { echo "cluster.sh: --io-nodes takes a number, not '$IONS'" >&2; exit 2; }
+  local storage_default=1
+  [ "$IONS" -gt 0 ] && storage_default=2
+  NSTORAGE=${FERRY_CLUSTER_STORAGE:-${C_STORAGE:-$storage_default}}
   SLOTS=${FERRY_CLUSTER_SLOTS:-${C_SLOTS:-2}}
+  IOSLOTS=${FERRY_CLUSTER_IO_SLOTS:-${C_IOSLOTS:-1}}
   RATE=${FERRY_CLUSTER_RATE:-${C_RATE:-50mbit}}
+  IORATE=${FERRY_CLUSTER_IO_RATE:-${C_IORATE:-100mbit}}
+  IOSRATE=${FERRY_CLUSTER_IO_STORAGE_RATE:-${C_IOSRATE:-200mbit}}
   SRATE=${FERRY_CLUSTER_STORAGE_RATE:-${C_SRATE:-200mbit}}
 }
 
 compute_nodes() { local i; for ((i = 1; i <= NODES; i++)); do echo "node$i"; done; }
 storage_nodes() { local i; for ((i = 1; i <= NSTORAGE; i++)); do echo "storage$i"; done; }
-addr_of() { case $1 in node*) echo "$NET.${1#node}" ;; storage*) echo "$NET.$((200 + ${1#storage}))" ;; esac; }
-rate_of() { case $1 in node*) echo "$RATE" ;; *) echo "$SRATE" ;; esac; }
+io_nodes() { local i; for ((i = 1; i <= IONS; i++)); do echo "ion$i"; done; }
+# a node's address on the network its first link (eth0) joins
+addr_of() {
+  case $1 in
+    node*) echo "$NET.${1#node}" ;;
+    ion*) echo "$NET.$((100 + ${1#ion}))" ;;
+    storage*) if [ "$IONS" -gt 0 ]; then echo "$SNET.$((200 + ${1#storage}))"; else echo "$NET.$((200 + ${1#storage}))"; fi ;;
+  esac
+}
+# an I/O node's address on the storage network (its eth1)
+saddr_of() { echo "$SNET.$((100 + ${1#ion}))"; }
+rate_of() { case $1 in node*) echo "$RATE" ;; ion*) echo "$IORATE" ;; *) echo "$SRATE" ;; esac; }
+srate_of() { echo "$IOSRATE"; } # an I/O node's storage-side link
+# the bridge a node's first link joins: storage nodes are on the storage
+# network where there are I/O nodes
+bridge_of() { case $1 in storage*) [ "$IONS" -gt 0 ] && { echo br1; return; } ;; esac; echo br0; }
+# The I/O node of a compute node: blocks of consecutive compute nodes, as
+# Blue Gene/Q's psets.
+ion_of() { local k=${1#node}; echo "ion$(((k - 1) * IONS / NODES + 1))"; }
 mnt_of() { echo "$MNT/${1#ferry-}"; }
 
 # A holder is alive when its pid still owns the network namespace recorded
@@ -161,35 +213,76 @@ rate_bits() {
   echo $((r * m))
 }
 
-link_up() { run_in "$1" ip -4 addr show dev eth0 2>/dev/null | grep -q "inet $(addr_of "$1")/"; }
-make_link() {
-  local n=$1 port=p-$1
+has_addr() { run_in "$1" ip -4 addr show dev "$2" 2>/dev/null | grep -q "inet $3/"; }
+link_up() {
+  has_addr "$1" eth0 "$(addr_of "$1")" || return 1
+  case $1 in ion*) has_addr "$1" eth1 "$(saddr_of "$1")" ;; esac
+}
+# One veth pair: PORT in the switch's BRIDGE, DEV with ADDR in the node.
+make_port() { # node port bridge dev addr
+  local n=$1 port=$2 br=$3 dev=$4 addr=$5
   run_in switch ip link del "$port" 2>/dev/null
-  run_in switch ip link add "$port" type veth peer name eth0 netns "$(pid_of "$n")" &&
-    run_in switch ip link set "$port" master br0 up &&
-    run_in "$n" ip addr add "$(addr_of "$n")/24" dev eth0 &&
-    run_in "$n" ip link set eth0 up || { say "cannot link $n to the switch"; return 1; }
+  run_in switch ip link add "$port" type veth peer name "$dev" netns "$(pid_of "$n")" &&
+    run_in switch ip link set "$port" master "$br" up &&
+    run_in "$n" ip addr add "$addr/24" dev "$dev" &&
+    run_in "$n" ip link set "$dev" up || { say "cannot link $n ($dev) to the switch"; return 1; }
+}
+make_link() {
+  local n=$1
+  make_port "$n" "p-$n" "$(bridge_of "$n")" eth0 "$(addr_of "$n")" || return 1
+  case $n in ion*)
+    make_port "$n" "q-$n" br1 eth1 "$(saddr_of "$n")" &&
+      run_in "$n" sysctl -qw net.ipv4.ip_forward=1 || { say "cannot make $n forward"; return 1; } ;;
+  esac
+}
+# Where there are I/O nodes: a compute node reaches the storage network
+# through its I/O node, and a storage node answers it the same way.
+routes() { # node
+  [ "$IONS" -gt 0 ] || return 0
+  local n=$1 c
+  case $n in
+    node*) run_in "$n" ip route replace "$SNET.0/24" via "$(addr_of "$(ion_of "$n")")" ;;
+    storage*)
+      for c in $(compute_nodes); do
+        run_in "$n" ip route replace "$(addr_of "$c")/32" via "$(saddr_of "$(ion_of "$c")")" || return 1
+      done ;;
+  esac || { say "cannot route $n through the I/O nodes"; return 1; }
 }
 
-# hydra's hostfile: SLOTS ranks per node (a cluster brought up by an older
-# cluster.sh has none yet; mpirun writes it then, whole or not at all)
-hydra_hosts() {
-  local n tmp; tmp=$(mktemp "$STATE/.hosts.XXXXXX") || return 1
-  for n in $(compute_nodes); do echo "$n:$SLOTS"; done >"$tmp" && mv -f "$tmp" "$STATE/hostfile.hydra"
+# The hostfiles of each role for each launcher: SLOTS ranks per compute
+# node, IOSLOTS per I/O node; compute nodes first in `all`, so that the
+# first ranks are the program's (a cluster brought up by an older cluster.sh
+# has none yet; mpirun writes them then, each whole or not at all).
+slots_of() { case $1 in ion*) echo "$IOSLOTS" ;; *) echo "$SLOTS" ;; esac; }
+role_nodes() { case $1 in compute) compute_nodes ;; io) io_nodes ;; all) compute_nodes; io_nodes ;; esac; }
+hostfiles() {
+  local role n tmp
+  for role in compute io all; do
+    tmp=$(mktemp "$STATE/.hosts.XXXXXX") || return 1
+    for n in $(role_nodes $role); do echo "$n:$(slots_of "$n")"; done >"$tmp" && mv -f "$tmp" "$STATE/hostfile.$role.hydra"
+    tmp=$(mktemp "$STATE/.hosts.XXXXXX") || return 1
+    for n in $(role_nodes $role); do echo "$n slots=$(slots_of "$n")"; done >"$tmp" &&
+      mv -f "$tmp" "$STATE/hostfile.$role.openmpi"
+  done
+  ln -sfn hostfile.compute.hydra "$STATE/hostfile.hydra"
+  ln -sfn hostfile.compute.openmpi "$STATE/hostfile.openmpi"
 }
 
 write_files() {
   local n
   { echo "127.0.0.1 localhost"
-    for n in $(compute_nodes) $(storage_nodes); do echo "$(addr_of "$n") $n"; done; } >"$STATE/hosts"
-  for n in $(compute_nodes); do echo "$n slots=$SLOTS"; done >"$STATE/hostfile.openmpi"
-  hydra_hosts
+    for n in $(compute_nodes) $(io_nodes) $(storage_nodes); do echo "$(addr_of "$n") $n"; done; } >"$STATE/hosts"
+  hostfiles
   cat >"$STATE/config" <<EOF
 C_NODES=$NODES
 C_STORAGE=$NSTORAGE
 C_SLOTS=$SLOTS
 C_RATE=$RATE
 C_SRATE=$SRATE
+C_IONS=$IONS
+C_IORATE=$IORATE
+C_IOSRATE=$IOSRATE
+C_IOSLOTS=$IOSLOTS
 EOF
 }
 
@@ -227,7 +320,7 @@ make_volumes() {
   done
 }
 
-mount_node() { # compute node: both volumes through its own client
+mount_node() { # compute or I/O node: both volumes through its own client
   local n=$1 v backups="" s
   for s in $(storage_nodes); do [ "$s" = storage1 ] || backups="${backups:+$backups:}$s"; done
   in_node "$n"
@@ -248,11 +341,19 @@ up() {
   if [ -n "$had_storage" ] && [ "$had_storage" != "$NSTORAGE" ] && [ -f "$STATE/storage1.pid" ]; then
     say "the running cluster has $had_storage storage node(s); run down first to change that"; exit 1
   fi
+  # the storage nodes' addresses depend on whether there are I/O nodes
+  local had_ions; had_ions=$(. "$STATE/config" 2>/dev/null; echo "${C_IONS:-0}")
+  if [ -f "$STATE/storage1.pid" ] && [ "$((had_ions > 0))" != "$((IONS > 0))" ]; then
+    say "the running cluster has $had_ions I/O node(s); run down first to add or remove the I/O tier"; exit 1
+  fi
   # compute nodes beyond the new count go
-  for f in "$STATE"/node*.pid; do
+  for f in "$STATE"/node*.pid "$STATE"/ion*.pid; do
     [ -e "$f" ] || continue
     n=$(basename "$f" .pid)
-    if [ "${n#node}" -gt "$NODES" ]; then remove_node "$n"; fi
+    case $n in
+      node*) [ "${n#node}" -gt "$NODES" ] && remove_node "$n" ;;
+      ion*) [ "${n#ion}" -gt "$IONS" ] && remove_node "$n" ;;
+    esac
   done
   write_files
   if ! alive switch; then
@@ -260,19 +361,25 @@ up() {
     run_in switch ip link add br0 type bridge && run_in switch ip link set br0 up ||
       { say "cannot make the switch's bridge"; exit 1; }
   fi
+  if [ "$IONS" -gt 0 ] && ! run_in switch ip link show br1 >/dev/null 2>&1; then
+    run_in switch ip link add br1 type bridge && run_in switch ip link set br1 up ||
+      { say "cannot make the storage network's bridge"; exit 1; }
+  fi
   rebuilt_storage=""
-  for n in $(storage_nodes) $(compute_nodes); do
+  for n in $(storage_nodes) $(io_nodes) $(compute_nodes); do
     if ! alive "$n"; then
       start_node "$n" || exit 1
       case $n in storage*) rebuilt_storage=1 ;; esac
     fi
     link_up "$n" || make_link "$n" || exit 1
     shape "$n" eth0 "$(rate_of "$n")" && shape switch "p-$n" "$(rate_of "$n")" || exit 1
+    case $n in ion*) { shape "$n" eth1 "$(srate_of "$n")" && shape switch "q-$n" "$(srate_of "$n")"; } || exit 1 ;; esac
   done
+  for n in $(storage_nodes) $(compute_nodes); do routes "$n" || exit 1; done
   for n in $(storage_nodes); do start_glusterd "$n" || exit 1; done
   make_volumes || exit 1
   local pids=() rc=0
-  for n in $(compute_nodes); do mount_node "$n" & pids+=($!); done
+  for n in $(compute_nodes) $(io_nodes); do mount_node "$n" & pids+=($!); done
   for p in "${pids[@]}"; do wait "$p" || rc=1; done
   [ $rc = 0 ] || exit 1
   status
@@ -298,7 +405,7 @@ down() {
   exec 9>"$ROOT/lock"; flock 9
   local t0=$SECONDS f
   # clients first (their unmount ends them), then the servers, then the switch
-  for f in "$STATE"/node*.pid "$STATE"/storage*.pid "$STATE"/switch.pid; do
+  for f in "$STATE"/node*.pid "$STATE"/ion*.pid "$STATE"/storage*.pid "$STATE"/switch.pid; do
     [ -e "$f" ] && case $f in *.glusterd.pid) ;; *) remove_node "$(basename "$f" .pid)" ;; esac
   done
   rm -rf "${ROOT:?}/bricks" "${ROOT:?}/nodes" "$STATE"
@@ -310,15 +417,28 @@ down() {
 status() {
   local rc=0 n v line
   if ! alive switch; then say "not up (scripts/cluster.sh up)"; return 1; fi
-  for n in $(storage_nodes) $(compute_nodes); do
+  for n in $(storage_nodes) $(io_nodes) $(compute_nodes); do
     if ! alive "$n"; then say "$n down"; rc=1; continue; fi
     line="$n $(addr_of "$n") pid $(pid_of "$n")"
-    if link_up "$n"; then line="$line, link $(rate_of "$n")"; else line="$line, NO LINK"; rc=1; fi
+    case $n in ion*) line="$n $(addr_of "$n") $(saddr_of "$n") pid $(pid_of "$n")" ;; esac
+    if link_up "$n"; then
+      line="$line, link $(rate_of "$n")"
+      case $n in ion*) line="$line, storage link $(srate_of "$n")" ;; esac
+    else
+      line="$line, NO LINK"; rc=1
+    fi
     in_node "$n"
     case $n in
       storage*)
         if gl_up; then line="$line, glusterd"; else line="$line, NO glusterd"; rc=1; fi ;;
-      node*)
+      node*|ion*)
+        if [ "$n" != "${n#node}" ] && [ "$IONS" -gt 0 ]; then
+          if run_in "$n" ip route show "$SNET.0/24" 2>/dev/null | grep -q "via $(addr_of "$(ion_of "$n")")"; then
+            line="$line, storage via $(ion_of "$n")"
+          else
+            line="$line, NO ROUTE to storage"; rc=1
+          fi
+        fi
         for v in "${VOLS[@]}"; do
           if gl_mounted "$(mnt_of $v)"; then line="$line, $(mnt_of $v)"; else line="$line, $(mnt_of $v) NOT MOUNTED"; rc=1; fi
         done ;;
@@ -335,6 +455,21 @@ env_out() {
   echo "FERRY_CLUSTER_SLOTS=$SLOTS"
   echo "FERRY_CLUSTER_RATE=$RATE"
   echo "FERRY_CLUSTER_STORAGE_RATE=$SRATE"
+  echo "FERRY_CLUSTER_STORAGE=$NSTORAGE"
+  echo "FERRY_CLUSTER_IO_NODES=$IONS"
+  echo "FERRY_CLUSTER_IO_RATE=$IORATE"
+  echo "FERRY_CLUSTER_IO_STORAGE_RATE=$IOSRATE"
+  echo "FERRY_CLUSTER_IO_SLOTS=$IOSLOTS"
+}
+
+hosts_out() { # role [openmpi|hydra]
+  local role=${1:-compute} flavor=${2:-openmpi}
+  local usage="usage: cluster.sh hosts compute|io|all [openmpi|hydra]"
+  case $role in compute|io|all) ;; *) echo "$usage" >&2; exit 2 ;; esac
+  case $flavor in openmpi|hydra) ;; mpich) flavor=hydra ;; *) echo "$usage" >&2; exit 2 ;; esac
+  need_up switch
+  [ -f "$STATE/hostfile.$role.$flavor" ] || hostfiles
+  echo "$STATE/hostfile.$role.$flavor"
 }
 
 # What a run used, as counters to read before and after it (bench/compare.py
@@ -355,11 +490,17 @@ counters() {
   while read -r dev rx _ _ _ _ _ _ _ tx rest; do
     dev=${dev%:}
     [[ $dev == p-* ]] && { from[${dev#p-}]=$rx; to[${dev#p-}]=$tx; }
+    [[ $dev == q-* ]] && { from[$dev]=$rx; to[$dev]=$tx; }
   done <"/proc/$(pid_of switch)/net/dev"
   t=$EPOCHREALTIME
-  for n in $(storage_nodes) $(compute_nodes); do
+  for n in $(storage_nodes) $(io_nodes) $(compute_nodes); do
     bits=0; [ "$(rate_of "$n")" = none ] || bits=$(rate_bits "$(rate_of "$n")")
     echo "link $n $bits ${from[$n]:-0} ${to[$n]:-0}"
+    # an I/O node's storage-side link
+    case $n in ion*)
+      bits=0; [ "$(srate_of "$n")" = none ] || bits=$(rate_bits "$(srate_of "$n")")
+      echo "link $n/storage $bits ${from[q-$n]:-0} ${to[q-$n]:-0}" ;;
+    esac
     read -r ns <"$STATE/$n.ns" && nss+=("$ns")
   done
   echo "time links $t"
@@ -385,8 +526,9 @@ exec_in() {
 # to reach the nodes is forced (a test environment may say HYDRA_LAUNCHER=fork
 # for one host); the transports are defaults the caller's environment may change.
 mpirun() {
-  local flavor=${1:-}
+  local flavor=${1:-} via=""
   shift
+  if [ "${1:-}" = --via ]; then via=${2:?cluster.sh mpirun FLAVOR --via LAUNCHER ...}; shift 2; fi
   need_up node1
   case $flavor in
     openmpi)
@@ -399,13 +541,14 @@ mpirun() {
         OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-$NET.0/24} \
         OMPI_MCA_oob_tcp_if_include=${OMPI_MCA_oob_tcp_if_include:-$NET.0/24} \
         OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
+      [ -n "$via" ] && { export FERRY_MPIEXEC=mpiexec.openmpi; exec_in node1 "$via" "$@"; }
       exec_in node1 mpiexec.openmpi "$@" ;;
     mpich)
       # MPICH 5.0.2's hydra and library (scripts/mpich-runtime.sh): Debian's
       # 4.0.2 hangs in MPI_Finalize across nodes (docs/cluster.md). The
       # same binaries run on it; the library reaches every rank through
       # LD_LIBRARY_PATH, forwarded like the netmod (ofi over TCP).
-      [ -f "$STATE/hostfile.hydra" ] || hydra_hosts
+      [ -f "$STATE/hostfile.hydra" ] || hostfiles
       export HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=$AGENT HYDRA_HOST_FILE=$STATE/hostfile.hydra HYDRA_IFACE=eth0
       local mpiexec=mpiexec.mpich
       if mpich_rt_present; then
@@ -423,6 +566,7 @@ mpirun() {
         say "MPICH $MPICH_RT_VERSION is not at $MPICH_RT (scripts/deps.sh installs it): Debian's MPICH, which can hang in MPI_Finalize across nodes"
       fi
       export UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0} UCX_TLS=${UCX_TLS:-tcp,self}
+      [ -n "$via" ] && { export FERRY_MPIEXEC=$mpiexec; exec_in node1 "$via" "$@"; }
       exec_in node1 "$mpiexec" "$@" ;;
     *) echo "usage: cluster.sh mpirun openmpi|mpich [launcher args] PROG [ARGS...]" >&2; exit 2 ;;
   esac
@@ -437,6 +581,10 @@ while [ "$cmd" = up ] && [ $# -gt 0 ]; do
     --slots) FERRY_CLUSTER_SLOTS=$2 ;;
     --rate) FERRY_CLUSTER_RATE=$2 ;;
     --storage-rate) FERRY_CLUSTER_STORAGE_RATE=$2 ;;
+    --io-nodes) FERRY_CLUSTER_IO_NODES=$2 ;;
+    --io-rate) FERRY_CLUSTER_IO_RATE=$2 ;;
+    --io-storage-rate) FERRY_CLUSTER_IO_STORAGE_RATE=$2 ;;
+    --io-slots) FERRY_CLUSTER_IO_SLOTS=$2 ;;
     *) echo "cluster.sh up: unknown option $1" >&2; exit 2 ;;
   esac
   shift 2
@@ -448,7 +596,8 @@ case $cmd in
   status) status ;;
   env) env_out ;;
   exec) exec_in "$@" ;;
+  hosts) hosts_out "$@" ;;
   mpirun) mpirun "$@" ;;
   counters) counters ;;
-  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R]|down|status|env|exec NODE CMD...|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
+  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R --io-nodes M --io-rate R --io-storage-rate R --io-slots S]|down|status|env|exec NODE CMD...|hosts ROLE [FLAVOR]|counters|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
 esac

@@ -3,12 +3,15 @@
  * map, so every process computes the same answer without talking, and a
  * unit test can check them without MPI.
  *
- * Whole nodes: when every node has k ranks and k divides M, the last M/k
- * nodes become data nodes, the decoupled-execution layout (compute nodes
- * and data nodes, traffic between them on the network). Otherwise the data
- * processes are spread round-robin over the nodes, each node giving up its
- * highest ranks, so most compute processes have a data process beside them
- * and their requests never leave the node.
+ * Whole nodes: when the last nodes' ranks add up to exactly M (and a node
+ * is left for the program), those nodes become data nodes, the
+ * decoupled-execution layout (compute nodes and data nodes, traffic between
+ * them on the network): every node of k ranks with k dividing M, or a
+ * hostfile that lists the data nodes last, as seed 001's launcher takes
+ * them (`cluster.sh hosts all`: compute nodes, then I/O nodes). Otherwise
+ * the data processes are spread round-robin over the nodes, each node
+ * giving up its highest ranks, so most compute processes have a data
+ * process beside them and their requests never leave the node.
  */
 #include "decouple/decouple.h"
 
@@ -35,12 +38,12 @@ int dc_place(int wsize, const int *node_of, int ndata, int *is_data)
     }
     for (int r = 0; r < wsize; r++)
         count[node_of[r]]++;
-    int k = count[0], uniform = 1;
-    for (int n = 1; n < nnodes; n++)
-        uniform &= count[n] == k;
-    int whole = uniform && nnodes > 1 && ndata % k == 0 && ndata / k < nnodes;
+    int tail = 0, first = nnodes;
+    while (first > 1 && tail < ndata)
+        tail += count[--first];
+    int whole = tail == ndata;
     if (whole) {
-        for (int n = nnodes - ndata / k; n < nnodes; n++)
+        for (int n = first; n < nnodes; n++)
             quota[n] = count[n];
     } else {
         for (int given = 0, n = 0; given < ndata; n = (n + 1) % nnodes)

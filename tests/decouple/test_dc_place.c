@@ -75,9 +75,18 @@ int main(void)
     expect("round-robin mapping", 8, rr, 2, (int[]){0, 0, 0, 0, 0, 0, 1, 1}, 0,
            (int[]){0, 1, 0, 1, 0, 1, -1, -1});
 
-    /* uneven nodes (3 ranks, 2 per node): spread, node 0 first */
+    /* uneven nodes (3 ranks, 2 then 1): the last node's one rank is M,
+     * a data node */
     int uneven[3] = {0, 0, 1};
-    expect("uneven nodes", 3, uneven, 1, (int[]){0, 1, 0}, 0, (int[]){0, -1, 0});
+    expect("uneven nodes, the last one whole", 3, uneven, 1, (int[]){0, 0, 1}, 1, (int[]){0, 0, -1});
+    /* uneven nodes where no tail adds up to M: spread, node 0 first */
+    int uneven2[5] = {0, 0, 1, 1, 1};
+    expect("uneven nodes, spread", 5, uneven2, 2, (int[]){0, 1, 0, 0, 1}, 0, (int[]){0, -1, 1, 1, -1});
+    /* compute nodes of 2 and two data nodes of 1 listed last (a hostfile of
+     * compute nodes, then I/O nodes): the I/O nodes serve, in blocks */
+    int ion[10] = {0, 0, 1, 1, 2, 2, 3, 3, 4, 5};
+    expect("I/O nodes last", 10, ion, 2, (int[]){0, 0, 0, 0, 0, 0, 0, 0, 1, 1}, 1,
+           (int[]){0, 0, 0, 0, 1, 1, 1, 1, -1, -1});
     /* one rank per node: whole nodes of one */
     int single[3] = {0, 1, 2};
     expect("one rank per node", 3, single, 1, (int[]){0, 0, 1}, 1, (int[]){0, 0, -1});

@@ -139,6 +139,6 @@ void *fb_alloc(fb_ctx *c, size_t n);
 
 /* the patterns */
 extern const fb_pattern fb_pat_ior, fb_pat_hacc, fb_pat_tile, fb_pat_btio, fb_pat_flash, fb_pat_open,
-    fb_pat_decouple;
+    fb_pat_shared, fb_pat_size, fb_pat_decouple;
 
 #endif

@@ -13,7 +13,8 @@
 #include <string.h>
 
 static const fb_pattern *const patterns[] = {
-    &fb_pat_ior, &fb_pat_hacc, &fb_pat_tile, &fb_pat_btio, &fb_pat_flash, &fb_pat_open, &fb_pat_decouple,
+    &fb_pat_ior,  &fb_pat_hacc,   &fb_pat_tile, &fb_pat_btio,     &fb_pat_flash,
+    &fb_pat_open, &fb_pat_shared, &fb_pat_size, &fb_pat_decouple,
 };
 #define NPATTERNS ((int)(sizeof patterns / sizeof patterns[0]))
 
@@ -94,7 +95,7 @@ static int run_segment(fb_ctx *c, int argc, char **argv)
             c->pat = patterns[i];
     if (!c->pat) {
         if (c->rank == 0)
-            fprintf(stderr, "ferry-bench: unknown pattern '%s' (ior, hacc, tile, btio, flash, open, decouple; see --help)\n",
+            fprintf(stderr, "ferry-bench: unknown pattern '%s' (ior, hacc, tile, btio, flash, open, shared, size, decouple; see --help)\n",
                     argv[0]);
         return 2;
     }

@@ -1,0 +1,109 @@
+/*
+ * size: the calls that change and ask a file's size, as checkpoint codes
+ * make them around their writes (truncate before a rewrite, preallocate,
+ * check the size after). Each of -n rounds: one rank appends a record past
+ * the end, then MPI_File_set_size grows the file, MPI_File_preallocate grows
+ * it further, MPI_File_set_size cuts it back; every rank asks
+ * MPI_File_get_size after each step and checks the answer. The write phase
+ * times the size changes and the append, the read phase the get_size calls.
+ */
+#include "bench.h"
+
+#include <string.h>
+
+struct size_opts {
+    int rounds;
+};
+static const struct size_opts defaults = {.rounds = 200};
+static struct size_opts o;
+
+static const fb_opt opts[] = {
+    {"-n", "rounds", FB_INT, &o.rounds, "rounds of append, grow, preallocate, cut (default 200)", NULL},
+    {0},
+};
+
+static void reset(void)
+{
+    o = defaults;
+}
+
+static int check(fb_ctx *c)
+{
+    const char *err = o.rounds < 1 ? "-n must be at least 1" : NULL;
+    if (err && c->rank == 0)
+        fprintf(stderr, "ferry-bench size: %s\n", err);
+    return err ? -1 : 0;
+}
+
+enum { REC = 100, BASE = 4096 };
+
+/* get_size on every rank, timed into the read phase, checked against want. */
+static void expect(fb_ctx *c, MPI_File fh, int64_t want, double *asking)
+{
+    MPI_Offset have = -1;
+    double t0 = MPI_Wtime();
+    fb_mpi_check(c, MPI_File_get_size(fh, &have), "MPI_File_get_size", c->path);
+    *asking += MPI_Wtime() - t0;
+    int64_t h = have;
+    unsigned char got[8], w[8];
+    memcpy(got, &h, 8);
+    memcpy(w, &want, 8);
+    fb_check_bytes(&c->v, got, w, 0, 8, "the size MPI_File_get_size gives");
+}
+
+static void run(fb_ctx *c, int rep)
+{
+    MPI_File fh;
+    MPI_Status st;
+    unsigned char rec[REC];
+    fb_fill(rec, 0, REC, fb_seed("size", rep, 0));
+    fb_remove(c, c->path);
+    c->bytes_w = c->bytes_r = 0;
+    fb_phase_begin(c, FB_OPEN_W);
+    fb_mpi_check(c, MPI_File_open(MPI_COMM_WORLD, c->path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
+                 "MPI_File_open", c->path);
+    fb_phase_end(c, FB_OPEN_W);
+    double changing = 0, asking = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int r = 0; r < o.rounds; r++) {
+        int64_t size = BASE + (int64_t)r * REC;
+        double t0 = MPI_Wtime();
+        fb_mpi_check(c, MPI_File_set_size(fh, size), "MPI_File_set_size", c->path);
+        /* one rank (a different one each round) appends; the others learn
+         * the new size at the sync */
+        if (r % c->size == c->rank)
+            fb_mpi_check(c, MPI_File_write_at(fh, size, rec, REC, MPI_BYTE, &st), "MPI_File_write_at", c->path);
+        fb_mpi_check(c, MPI_File_sync(fh), "MPI_File_sync", c->path);
+        MPI_Barrier(MPI_COMM_WORLD);
+        fb_mpi_check(c, MPI_File_sync(fh), "MPI_File_sync", c->path);
+        changing += MPI_Wtime() - t0;
+        expect(c, fh, size + REC, &asking);
+        t0 = MPI_Wtime();
+        fb_mpi_check(c, MPI_File_set_size(fh, 2 * size), "MPI_File_set_size", c->path);
+        changing += MPI_Wtime() - t0;
+        expect(c, fh, 2 * size, &asking);
+        t0 = MPI_Wtime();
+        fb_mpi_check(c, MPI_File_preallocate(fh, 3 * size), "MPI_File_preallocate", c->path);
+        changing += MPI_Wtime() - t0;
+        expect(c, fh, 3 * size, &asking);
+    }
+    fb_phase_begin(c, FB_CLOSE_W);
+    fb_mpi_check(c, MPI_File_close(&fh), "MPI_File_close", c->path);
+    fb_phase_end(c, FB_CLOSE_W);
+    c->t_local[FB_WRITE] = changing;
+    c->t_local[FB_READ] = asking;
+    c->did_write = c->did_read = 1;
+    fb_ferry_capture(c, c->path, 1);
+    if (!c->keep)
+        fb_remove(c, c->path);
+}
+
+const fb_pattern fb_pat_size = {
+    .name = "size",
+    .summary = "set_size, preallocate and an append past the end, each followed by get_size on every rank "
+               "(checked); no bulk I/O",
+    .opts = opts,
+    .reset = reset,
+    .check = check,
+    .run = run,
+};
