@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "driver/coherence.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 static int64_t max64(int64_t a, int64_t b)
@@ -85,25 +86,35 @@ int ferry_consist_open(ferry_file *f)
 /* Racing clients leave the size too large (GlusterFS shard adds each
  * client's idea of the growth) or, from a size they held too large, too
  * small: rank 0 learns the servers' size and sets the one the ranks' writes
- * give, cutting only what reads as zeros. Collective; returns an errno. */
+ * give, cutting only what reads as zeros. The shard translator applies a
+ * truncate as a change from the size the client holds, so the client's
+ * size is refreshed first, also where the job has one client: measured on
+ * the testbed, a cut to 6,360,024 from a held 5,800,024 left 9,540,029, and
+ * a cut from a held size too large removed 24 bytes the ranks had written
+ * (the shard's tail went with it). Rank 0 checks the size it set and, while
+ * it is wrong, refreshes and sets it again. Collective; returns an errno. */
 static int set_size_back(ferry_file *f, int64_t want)
 {
     int err = 0;
-    if (f->rank == 0 && !f->no_size_fixup && f->fs.one_client) {
-        /* the job's writes are all the client's: asking the servers would
-         * renew its attributes, and the kernel then drops every page the
-         * job wrote (the change time moved); setting the size keeps them */
-        err = f->fd.drv->truncate(&f->fd, want);
-    } else if (f->rank == 0 && !f->no_size_fixup) {
-        int64_t have = 0;
-        err = ferry_coh_refresh(&f->fd, 1);
-        if (!err)
-            err = ferry_coh_client_size(&f->fd, &have);
-        /* reads stop at the agreed size (driver/coherence.h): past it here */
-        if (!err)
-            ferry_coh_set_floor(&f->fd, have > want ? have : want);
-        if (!err && (have < want || (have > want && ferry_coh_zeros(&f->fd, want, have, &err))))
+    if (f->rank == 0 && !f->no_size_fixup) {
+        int64_t have = -1;
+        for (int tries = 0; !err && have != want && tries < 3; tries++) {
+            err = ferry_coh_refresh(&f->fd, 1);
+            if (!err)
+                err = ferry_coh_client_size(&f->fd, &have);
+            /* reads stop at the agreed size (driver/coherence.h): past it here */
+            if (!err && tries == 0)
+                ferry_coh_set_floor(&f->fd, have > want ? have : want);
+            if (err || have == want)
+                break;
+            if (have > want && !ferry_coh_zeros(&f->fd, want, have, &err))
+                break; /* another program's bytes past ours (or an error): theirs */
             err = f->fd.drv->truncate(&f->fd, want);
+            if (!err)
+                err = ferry_coh_client_size(&f->fd, &have);
+        }
+        if (!err && have < want)
+            err = -EIO; /* the ranks' own bytes end past the size the servers keep */
     }
     if (f->size > 1)
         MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);

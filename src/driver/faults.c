@@ -27,13 +27,13 @@ static int launcher_rank(void)
     return -1;
 }
 
-enum { OP_READ = 1, OP_WRITE = 2 };
+enum { OP_READ = 1, OP_WRITE = 2, OP_TRUNCATE = 4 };
 enum { ERR_EIO = 1, ERR_ENOSPC, ERR_EINTR, ERR_SHORT, ERR_GROW };
 
 static struct {
     int parsed, active, ops, rank, me, err;
-    long nth, times;
-    long seen[3];
+    long nth, times, every;
+    long seen[OP_TRUNCATE + 1];
 } spec;
 
 static void parse(void)
@@ -47,6 +47,7 @@ static void parse(void)
     spec.rank = -1;
     spec.nth = 1;
     spec.times = 1;
+    spec.every = 1;
     spec.err = ERR_EIO;
     char buf[256];
     strncpy(buf, env, sizeof buf - 1);
@@ -57,13 +58,18 @@ static void parse(void)
             continue;
         *eq++ = 0;
         if (!strcmp(tok, "op"))
-            spec.ops = !strcmp(eq, "read") ? OP_READ : !strcmp(eq, "write") ? OP_WRITE : OP_READ | OP_WRITE;
+            spec.ops = !strcmp(eq, "read")       ? OP_READ
+                     : !strcmp(eq, "write")    ? OP_WRITE
+                     : !strcmp(eq, "truncate") ? OP_TRUNCATE
+                                               : OP_READ | OP_WRITE;
         else if (!strcmp(tok, "rank"))
             spec.rank = atoi(eq);
         else if (!strcmp(tok, "nth"))
             spec.nth = atol(eq);
         else if (!strcmp(tok, "times"))
             spec.times = atol(eq);
+        else if (!strcmp(tok, "every"))
+            spec.every = atol(eq) > 0 ? atol(eq) : 1;
         else if (!strcmp(tok, "err"))
             spec.err = !strcmp(eq, "ENOSPC") ? ERR_ENOSPC : !strcmp(eq, "EINTR") ? ERR_EINTR
                      : !strcmp(eq, "SHORT")  ? ERR_SHORT  : !strcmp(eq, "GROW") ? ERR_GROW : ERR_EIO;
@@ -79,7 +85,9 @@ static int should_fail(int op)
     if (!spec.active || !(spec.ops & op) || (spec.rank >= 0 && spec.rank != spec.me))
         return 0;
     long n = ++spec.seen[op];
-    if (n < spec.nth || (spec.times > 0 && n >= spec.nth + spec.times))
+    if (n < spec.nth || (n - spec.nth) % spec.every)
+        return 0;
+    if (spec.times > 0 && (n - spec.nth) / spec.every >= spec.times)
         return 0;
     return spec.err;
 }
@@ -144,4 +152,16 @@ ssize_t ferry_fault_pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
     if (f == ERR_SHORT && cnt > 0 && iov[0].iov_len > 1)
         return pwrite(fd, iov[0].iov_base, iov[0].iov_len / 2, off);
     return f ? inject(f, iov[0].iov_len) : pwritev(fd, iov, cnt, off);
+}
+
+int ferry_fault_ftruncate(int fd, off_t size)
+{
+    int f = should_fail(OP_TRUNCATE);
+    if (f == ERR_GROW)
+        return ftruncate(fd, size + GROW_BY);
+    if (f) {
+        errno = f == ERR_ENOSPC ? ENOSPC : f == ERR_EINTR ? EINTR : EIO;
+        return -1;
+    }
+    return ftruncate(fd, size);
 }

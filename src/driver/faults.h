@@ -6,11 +6,15 @@
  * product library makes the plain system calls and ignores FERRY_FAULT.
  *
  *   FERRY_FAULT="op=write,rank=1,nth=3,err=EIO[,times=1]"
- *   op: read | write | any;  rank: world rank (as the launcher sets it) or -1 for all;
+ *   op: read | write | truncate | any (reads and writes);  rank: world rank (as
+ *   the launcher sets it) or -1 for all;
  *   nth: the first failing call (1-based, counted per op on that rank);
- *   err: EIO | ENOSPC | EINTR | SHORT | GROW (the write succeeds and the
- *   size is left 4 KiB past its end, as racing GlusterFS shard clients do);  times: how many calls fail (default 1,
- *   0 = every call from nth on).
+ *   err: EIO | ENOSPC | EINTR | SHORT | GROW (a write succeeds and the size
+ *   is left 4 KiB past its end, as racing GlusterFS shard clients do; a
+ *   truncate leaves the size 4 KiB past the one asked for, as the shard
+ *   translator does when it applies a cut from a stale size);  times: how
+ *   many calls fail (default 1, 0 = every call from nth on);  every: K
+ *   fails only every K-th call from nth on (default 1).
  */
 #ifndef FERRY_DRIVER_FAULTS_H
 #define FERRY_DRIVER_FAULTS_H
@@ -29,11 +33,13 @@ ssize_t ferry_fault_pread(int fd, void *buf, size_t n, off_t off);
 ssize_t ferry_fault_pwrite(int fd, const void *buf, size_t n, off_t off);
 ssize_t ferry_fault_preadv(int fd, const struct iovec *iov, int cnt, off_t off);
 ssize_t ferry_fault_pwritev(int fd, const struct iovec *iov, int cnt, off_t off);
+int ferry_fault_ftruncate(int fd, off_t size);
 #else
 #define ferry_fault_pread pread
 #define ferry_fault_pwrite pwrite
 #define ferry_fault_preadv preadv
 #define ferry_fault_pwritev pwritev
+#define ferry_fault_ftruncate ftruncate
 #endif
 
 #endif

@@ -85,7 +85,7 @@ typedef struct ferry_fs_info {
     int clients_here;
     /* every process of the job reaches the file system through one client
      * (ferry_fs_one_client): no page drops; the core asks the servers for
-     * sizes only in atomic mode */
+     * sizes only in atomic mode and before it sets a racing size back */
     int one_client;
 } ferry_fs_info;
 
@@ -115,9 +115,9 @@ void ferry_fs_vouch_cache(ferry_fs_info *fs, int coherent);
 /* The whole job reaches the file system through this one client (one
  * host, one mount namespace, one mount of the volume: the core knows the
  * job). Its pages are every rank's, so they are no longer dropped; what one
- * client itself needs stays: racing sizes set back (the core sets them
- * without asking the servers, whose answer would make the kernel drop the
- * pages), the sync before close, atomic mode's growth lock, and unsafe
+ * client itself needs stays: racing sizes set back (from the servers'
+ * size: a cut is applied from the size the client holds), the sync before
+ * close, atomic mode's growth lock, and unsafe
  * read-modify-write (GlusterFS's write-behind answers before its other
  * processes can read). */
 void ferry_fs_one_client(ferry_fs_info *fs);

@@ -259,7 +259,7 @@ static int posix_truncate(ferry_fd *f, int64_t size)
 {
     int rc;
     do {
-        rc = ftruncate(f->fd, size);
+        rc = ferry_fault_ftruncate(f->fd, size);
     } while (rc < 0 && errno == EINTR);
     return rc < 0 ? -errno : 0;
 }
