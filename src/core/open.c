@@ -430,7 +430,9 @@ int ferry_file_close(ferry_file *f)
         f->fd.drv->remove(f->path);
     ferry_stats_phase(&f->stats, FERRY_PHASE_CLOSE, t0);
     ferry_trace_flush(f->stats.sys_write_bytes, f->stats.sys_writes);
-    if (f->sw.v[FERRY_SW_STATS] || f->sw.v[FERRY_SW_TIMERS] || f->sw.v[FERRY_SW_JSON]) {
+    /* the job report (FERRY_REPORT) needs every file's statistics, also
+     * where no switch asks for them or the ranks' switches differ */
+    if (f->sw.v[FERRY_SW_STATS] || f->sw.v[FERRY_SW_TIMERS] || f->sw.v[FERRY_SW_JSON] || ferry_stats_job_report()) {
         char hj[8192];
         if (ferry_hints_to_json(&f->hints, hj, sizeof hj) < 0)
             hj[0] = 0;

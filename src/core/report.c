@@ -207,6 +207,8 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
         put(&b, "  %-24s %5d %5d %11s %11s %13s %13s %9.3f\n", g[j].glob, g[j].opens, g[j].ranks, r, w, cr, cw,
             secs);
     }
+    if (!ng)
+        put(&b, "  none: no file was opened through ferry's MPI_File_open in this job\n");
 
     put(&b, "\ntime per phase (seconds of the slowest rank, summed over opens)\n ");
     for (int p = 0; p < FERRY_PHASE_COUNT; p++)

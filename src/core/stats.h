@@ -94,7 +94,9 @@ struct ferry_switches;
 /* Collective over comm: reduces every rank's stats; rank 0 prints/appends
  * according to FERRY_STATS, FERRY_TIMERS and FERRY_STATS_JSON as the ranks
  * agreed them (`sw`, core/switches.h; NULL: this process's environment, which
- * must then be alike on every rank). Does nothing when all three are off.
+ * must then be alike on every rank), and hands the reduced statistics to the
+ * job report's sink when FERRY_REPORT set one. Does nothing when all three
+ * are off and there is no sink.
  * `hints_json` is the hints in effect as a JSON object (may be NULL). */
 void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filename,
                         const char *hints_json, int nodes, const struct ferry_switches *sw);
@@ -117,6 +119,9 @@ void ferry_stats_init(ferry_stats *s);
  * rank. ferry_stats_report does nothing (no communication) when it is 0, so
  * these variables must be set alike on every rank (mpiexec -x / -genv). */
 int ferry_stats_enabled(void);
+/* 1 when the job report (FERRY_REPORT, core/report.h) takes every file's
+ * statistics at its close; the same on every rank. */
+int ferry_stats_job_report(void);
 /* Names used in the JSON record: "open", "meta", ... and "ind_read", ... */
 const char *ferry_phase_name(ferry_phase p);
 const char *ferry_kind_name(ferry_kind k);

@@ -398,7 +398,10 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
     int want_stats = sw ? (int)sw->v[FERRY_SW_STATS] : ferry_env_stats();
     int want_timers = sw ? (int)sw->v[FERRY_SW_TIMERS] : ferry_env_timers();
     const char *path = sw && !sw->v[FERRY_SW_JSON] ? NULL : ferry_env_stats_json();
-    if (!s || comm == MPI_COMM_NULL || !(want_stats || want_timers || path))
+    /* the job report's sink is set alike on every rank (FERRY_REPORT is
+     * agreed over MPI_COMM_WORLD at MPI_Init), whatever the switches */
+    ferry_stats_sink sink = ferry_stats_get_sink();
+    if (!s || comm == MPI_COMM_NULL || !(want_stats || want_timers || path || sink))
         return;
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
@@ -485,7 +488,6 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
         t.tavg[p] = tsum[p] / size;
     }
 
-    ferry_stats_sink sink = ferry_stats_get_sink();
     if (sink)
         sink(&t, filename);
     if (want_stats)

@@ -7,7 +7,8 @@
 # bounded  60 calls, noisy times: trials stay within ferry_learn_trials
 # second   a second run starts from what the first learned (the statistics say so)
 # once     a pattern seen once per run: auto keeps the rules; explore learns over runs
-# report   FERRY_REPORT: the job report, also when only some ranks ask
+# report   FERRY_REPORT: the job report, also when only some ranks ask, alone, or
+#          beside a FERRY_STATS that differs between ranks
 # badstore a store that is not one: one warning, left as it was, the run fine
 # off      ferry_learn=off: the rules alone, no learning in the record
 # window   local's node window (made once per open) delayed 2 s: not in any option's call time
@@ -112,6 +113,23 @@ report)
     [ "$(grep -c "FERRY_REPORT differs between ranks" "$dir/out")" = 1 ] || { cat "$dir/out"; fail "$who: one warning"; }
     if [ $who = first ]; then grep -q "^ferry job report" "$dir/report.txt" || fail "$who: no report file"
     else grep -q "^ferry job report" "$dir/out" || fail "$who: no report on standard error"; fi
+  done
+  # FERRY_REPORT alone (no other statistics switch), then with FERRY_STATS on
+  # rank 0 only (a switch that differs is off for the file): the report
+  # still has the file and its bytes
+  for stats in none first; do
+    rm -f "$dir/report.txt"
+    a=() b=()
+    [ $stats = first ] && a=(env FERRY_STATS=1)
+    # shellcheck disable=SC2086
+    env -u FERRY_STATS_JSON -u FERRY_STATS FERRY_REPORT="$dir/report.txt" FERRY_LEARN_CACHE=off \
+      timeout 240 "$mpiexec" $extra "${pre[@]}" -n 1 "${a[@]}" "$prog" "$dir/f" 6 : \
+      "${pre2[@]}" -n $((np - 1)) "${b[@]}" "$prog" "$dir/f" 6 >"$dir/out" 2>&1
+    expect_pass "$dir/out"
+    for re in "^ferry job report.*: $np ranks, 1 file open in 1 group, [0-9.]+ [KM]iB read, [0-9.]+ [KM]iB written" \
+              "^  f +1 +$np +[0-9.]+ [KM]iB +[0-9.]+ [KM]iB "; do
+      grep -Eq "$re" "$dir/report.txt" || { cat "$dir/out" "$dir/report.txt"; fail "FERRY_STATS $stats: no line matches $re"; }
+    done
   done ;;
 badstore)
   printf 'my notes, not a store\n' >"$store"

@@ -298,6 +298,11 @@ static void test_learning(void)
     r = ferry_report_text(t, names, 3, 8, "ferry 9.9");
     CHECK(r && strstr(r, "none: no measured alternative beat auto's rules by 10% or more") != NULL);
     free(r);
+    /* a job that opened no file says so, not just zeros */
+    r = ferry_report_text(t, names, 0, 8, "ferry 9.9");
+    CHECK_MSG(r && strstr(r, "0 file opens in 0 groups") && strstr(r, "  none: no file was opened through ferry"),
+              "%s", r ? r : "(null)");
+    free(r);
 }
 
 int main(void)
