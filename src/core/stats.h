@@ -35,7 +35,10 @@ typedef enum {
     FERRY_KIND_COUNT
 } ferry_kind;
 
-#define FERRY_REASON_LEN 96
+/* Room for every reason a strategy, auto's rules or learning gives, whole:
+ * the longest learning composes (a rule's reason of about 100 characters
+ * and a sentence around it) stays below 200 (test_learn) */
+#define FERRY_REASON_LEN 256
 
 /* What learning did for collective reads or writes of a file: the pattern
  * with the most calls (strategy/learn.h). Every rank holds the same. */
@@ -57,7 +60,7 @@ typedef struct ferry_learn_summary {
     char rule[24];               /* what auto's rules chose */
     char first[24];              /* what the pattern's first call took in this open, and why */
     char first_why[FERRY_REASON_LEN];
-    char why[160];
+    char why[FERRY_REASON_LEN];
     ferry_learned_key key;       /* what the store keeps it by */
     uint64_t digest;             /* of every decision on this file: the same on every rank */
 } ferry_learn_summary;

@@ -171,7 +171,11 @@ flush)
   "$check" "$rec" learning.coll_write.rule '~' independent learning.coll_write.trials '>=' 1 \
     learning.coll_write.tried.0.option '~' independent \
     learning.coll_write.tried.1.best_seconds '<=' "$most" learning.coll_write.tried.2.best_seconds '<=' "$most" \
-    learning.coll_write.agreed == true || { cat "$rec"; fail "a trial was charged the flush of earlier writes"; } ;;
+    learning.coll_write.agreed == true || { cat "$rec"; fail "a trial was charged the flush of earlier writes"; }
+  # on that clock the run ends the same way every time, waiting for the
+  # next trial: the reason reaches the record whole
+  "$check" "$rec" strategies.coll_write.reason '~' "the next trial waits for the pattern's time (at most 10% of it)" \
+    learning.coll_write.why '~' "(at most 10% of it)" || fail "a reason cut short" ;;
 finalize)
   run "FERRY_HINTS=*:ferry_learn=explore" T_LEARN_WATCH="$store" -- 12 64 512 2 >"$dir/out" 2>&1
   expect_pass "$dir/out"
