@@ -17,6 +17,7 @@
 #include "core/compat_env.h"
 #include "core/stats_internal.h"
 #include "core/version.h"
+#include "ferry.h"
 #include "util/plural.h"
 #include "core/switches.h"
 
@@ -183,8 +184,8 @@ void ferry_stats_print_table(const ferry_stats_total *t, const char *filename, F
     sbuf b = {0};
     int64_t sr = G("sys_reads"), sw = G("sys_writes");
     int64_t rg = G("read_gaps"), wg = G("write_gaps");
-    sb_printf(&b, "ferry: statistics for \"%s\" (ferry %s, %s)\n", filename ? filename : "",
-              ferry_version_number(), ferry_version_flavor());
+    /* the version as every tool gives it: "ferry 0.1.0 (openmpi)" */
+    sb_printf(&b, "ferry: statistics for \"%s\", %s\n", filename ? filename : "", ferry_version());
     sb_printf(&b, "  ranks %d, nodes %d, aggregators %" PRId64 " of %d ranks\n", t->ranks, t->nodes,
               G("aggregators"), t->ranks);
     if (t->fs.name[0]) {
@@ -235,8 +236,8 @@ void ferry_stats_print_timers(const ferry_stats_total *t, const char *filename, 
                                                    "file write", "file read",         "sync",
                                                    "close",      "wait"};
     sbuf b = {0};
-    sb_printf(&b, "ferry: timers for \"%s\" (seconds over %d rank%s; ferry %s, %s)\n",
-              filename ? filename : "", t->ranks, ferry_s(t->ranks), ferry_version_number(), ferry_version_flavor());
+    sb_printf(&b, "ferry: timers for \"%s\", %s: seconds over %d rank%s\n", filename ? filename : "",
+              ferry_version(), t->ranks, ferry_s(t->ranks));
     sb_printf(&b, "  %-20s %12s %12s %12s\n", "phase", "min", "max", "avg");
     for (int p = 0; p < FERRY_PHASE_COUNT; p++)
         sb_printf(&b, "  %-20s %12.6f %12.6f %12.6f\n", label[p], fin(t->tmin[p]), fin(t->tmax[p]),

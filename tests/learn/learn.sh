@@ -94,8 +94,8 @@ once)
 report)
   run "FERRY_REPORT=$dir/report.txt" -- 12 >"$dir/out" 2>&1
   expect_pass "$dir/out"
-  for re in "^ferry job report \(ferry .*\): $np ranks, 1 file open in 1 group" "^  f +1 +$np " \
-            "^time per phase" "writes of f: .*: .*\(12 calls, [0-9]+ trials\)" "reads of f: " \
+  for re in "^ferry job report, ferry [0-9.]+ \((openmpi|mpich)\): $np ranks, 1 file open in 1 group" "^  f +1 +$np " \
+            "^time per phase" "writes of f: .*: .*\(12 calls, [0-9]+ trials?\)" "reads of f: " \
             "^recommendations"; do
     grep -Eq "$re" "$dir/report.txt" || { cat "$dir/report.txt"; fail "report: no line matches $re"; }
   done
