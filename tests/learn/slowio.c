@@ -24,13 +24,13 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <execinfo.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <unwind.h>
 
 static int slow = -1;
 static unsigned seed;
@@ -137,21 +137,31 @@ int fsync(int fd)
     return rc;
 }
 
+/* The callers nearest this function, through the unwinder (libgcc_s):
+ * frames[0] is clock_gettime here. */
+struct frames {
+    void *pc[4];
+    int n;
+};
+
+static _Unwind_Reason_Code one_frame(struct _Unwind_Context *ctx, void *arg)
+{
+    struct frames *f = arg;
+    f->pc[f->n++] = (void *)_Unwind_GetIP(ctx);
+    return f->n < 4 ? _URC_NO_REASON : _URC_END_OF_STACK;
+}
+
 /* Whether libferry called: one of the callers nearest this function is in
  * it (a sanitizer's interceptor of clock_gettime may sit between). */
 static int from_ferry(void)
 {
-    static __thread int busy; /* the unwinder's first use loads a library */
-    if (busy)
-        return 0;
-    busy = 1;
-    void *at[4];
-    int n = backtrace(at, 4), yes = 0;
-    for (int i = 1; i < n && !yes; i++) {
+    struct frames f = {.n = 0};
+    _Unwind_Backtrace(one_frame, &f);
+    int yes = 0;
+    for (int i = 1; i < f.n && !yes; i++) {
         Dl_info di;
-        yes = dladdr(at[i], &di) && di.dli_fname && strstr(di.dli_fname, "/libferry.so");
+        yes = dladdr(f.pc[i], &di) && di.dli_fname && strstr(di.dli_fname, "/libferry.so");
     }
-    busy = 0;
     return yes;
 }
 
