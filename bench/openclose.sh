@@ -44,7 +44,7 @@ run() { # build:config round
   esac
   # the text report: --json would have ferry collect statistics at every close
   launch "$b" "$lib" "build/$b/bin/ferry-bench" open -n "$pairs" "${create[@]}" -o "$file.$b" |
-    awk -v k="$b $c" -v n="$pairs" '$2 == "write" { printf "%s %.3f %.3f\n", k, 1e6 * $5 / n, 1e6 * $7 / n }' >>"$out/all"
+    awk -v k="$b $c" -v n="$pairs" '$2 == "open" { printf "%s %.3f %.3f\n", k, 1e6 * $4 / n, 1e6 * $6 / n }' >>"$out/all"
 }
 
 configs=()

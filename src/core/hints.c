@@ -14,6 +14,7 @@
 
 #include "core/hints_internal.h"
 #include "core/version.h"
+#include "ferry.h"
 #include "util/fnv.h"
 #include "util/size.h"
 
@@ -212,8 +213,7 @@ void ferry_hints_display(const ferry_hints *h, const char *filename, FILE *out)
                 o += (size_t)n_ < sizeof text - o ? (size_t)n_ : sizeof text - o - 1;    \
         }                                                                                \
     } while (0)
-    PUT("ferry: hints for \"%s\" (ferry %s, %s)\n", filename ? filename : "(none)", ferry_version_number(),
-        ferry_version_flavor());
+    PUT("ferry: hints for \"%s\", %s\n", filename ? filename : "(none)", ferry_version());
     PUT("  %-28s %-24s %s\n", "hint", "value", "source");
     PUT("  %-28s %-24s %s\n", "----", "-----", "------");
     for (int i = 0; i < ferry_hint_count; i++) {
@@ -248,13 +248,19 @@ void ferry_hints_print_romio(const ferry_hints *h, const char *filename, FILE *o
      * (ROMIO's have none); one write, as the other displays */
     char text[8192];
     size_t o = 0;
-    int n = snprintf(text, sizeof text, "ferry: ROMIO_PRINT_HINTS for \"%s\" (ferry %s, %s)\n",
-                     filename ? filename : "", ferry_version_number(), ferry_version_flavor());
+    int n = snprintf(text, sizeof text, "ferry: ROMIO_PRINT_HINTS for \"%s\", %s\n", filename ? filename : "",
+                     ferry_version());
     o = n > 0 && (size_t)n < sizeof text ? (size_t)n : 0;
+    /* ROMIO's columns (a key in 25), wide enough for ferry's longest key,
+     * so that every "value =" lines up */
+    int width = 25;
+    for (int i = 0; i < ferry_hint_count; i++)
+        if ((int)strlen(ferry_hint_table[i].name) > width)
+            width = (int)strlen(ferry_hint_table[i].name);
     for (int i = 0; i < ferry_hint_count && o < sizeof text; i++) {
         char v[FERRY_HINT_STR];
         ferry_hint_format(h, &ferry_hint_table[i], v, sizeof v);
-        n = snprintf(text + o, sizeof text - o, "key = %-25s value = %-10s\n", ferry_hint_table[i].name, v);
+        n = snprintf(text + o, sizeof text - o, "key = %-*s value = %-10s\n", width, ferry_hint_table[i].name, v);
         if (n > 0)
             o += (size_t)n < sizeof text - o ? (size_t)n : sizeof text - o - 1;
     }

@@ -3,11 +3,13 @@
 #include "core/mpi_lib.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* MPICH's MPI_MAX_LIBRARY_VERSION_STRING is 8192, Open MPI's 256: the
  * buffer must hold the larger, whichever header this build saw. */
@@ -25,6 +27,35 @@ static int first_rank(void)
             return atoi(v) == 0;
     }
     return 1;
+}
+
+/* Where the other build's libferry is: both builds lay out a tree of their
+ * own side by side, named after their MPI (build/openmpi and build/mpich,
+ * PREFIX/openmpi and PREFIX/mpich: cmake/install_dirs.cmake), each with
+ * lib/libferry.so. So it is this library's tree with the other MPI's name,
+ * installed or in a build directory alike. 1 if a file is there. */
+static int other_build(const char *self, int want_ompi, char *out, size_t cap)
+{
+    char real[PATH_MAX];
+    const char *mine = want_ompi ? "mpich" : "openmpi", *theirs = want_ompi ? "openmpi" : "mpich";
+    snprintf(out, cap, "the %s tree beside this one: %s/lib/libferry.so", theirs, theirs);
+    if (!realpath(self, real))
+        return 0;
+    char *lib = strrchr(real, '/'); /* .../TREE/lib/libferry.so.N */
+    if (!lib)
+        return 0;
+    *lib = '\0';
+    char *tree = strrchr(real, '/');
+    if (!tree || strcmp(tree, "/lib"))
+        return 0;
+    *tree = '\0';
+    char *name = strrchr(real, '/');
+    name = name ? name + 1 : real;
+    char *at = strstr(name, mine); /* "mpich", "asan-openmpi", ... */
+    if (!at)
+        return 0;
+    snprintf(out, cap, "%.*s%s%s/lib/libferry.so", (int)(at - real), real, theirs, at + strlen(mine));
+    return access(out, R_OK) == 0;
 }
 
 static void check(void)
@@ -51,11 +82,13 @@ static void check(void)
     Dl_info di;
     if (dladdr((void *)ferry_mpi_lib_check, &di) && di.dli_fname)
         snprintf(self, sizeof self, "%s", di.dli_fname);
+    char other[PATH_MAX + 64];
+    int found = other_build(self, running_ompi, other, sizeof other);
     if (first_rank())
         fprintf(stderr, "ferry: error: %s is the %s build, but this program runs %.120s: use the %s build of ferry "
-                        "(build/%s/lib/libferry.so)\n",
+                        "(%s%s)\n",
                 self, built_ompi ? "Open MPI" : "MPICH", version, running_ompi ? "Open MPI" : "MPICH",
-                running_ompi ? "openmpi" : "mpich");
+                found ? "" : "not found beside this one, at ", other);
     fflush(stderr);
     exit(1);
 }

@@ -8,6 +8,7 @@
 #include "core/finalize.h"
 #include "ferry.h"
 #include "util/fnv.h"
+#include "util/plural.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -188,7 +189,7 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
     char r[32], w[32];
     ferry_stats_human(counter(tot, "bytes_read"), r, sizeof r);
     ferry_stats_human(counter(tot, "bytes_written"), w, sizeof w);
-    put(&b, "ferry job report (%s): %d ranks, %d file open%s in %d group%s, %s read, %s written\n",
+    put(&b, "ferry job report, %s: %d ranks, %d file open%s in %d group%s, %s read, %s written\n",
         version ? version : "ferry", ranks, n, n == 1 ? "" : "s", ng, ng == 1 ? "" : "s", r, w);
 
     put(&b, "\nfiles (names grouped with digits as *; calls summed over ranks; seconds of the slowest rank, summed over opens)\n");
@@ -207,6 +208,8 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
         put(&b, "  %-24s %5d %5d %11s %11s %13s %13s %9.3f\n", g[j].glob, g[j].opens, g[j].ranks, r, w, cr, cw,
             secs);
     }
+    if (!ng)
+        put(&b, "  none: no file was opened through ferry's MPI_File_open in this job\n");
 
     put(&b, "\ntime per phase (seconds of the slowest rank, summed over opens)\n ");
     for (int p = 0; p < FERRY_PHASE_COUNT; p++)
@@ -224,8 +227,8 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
             any = 1;
             const ferry_learn_summary *l = &t->learn[d];
             if (l->active)
-                put(&b, "  %s of %s: %s: %s (%" PRId64 " calls, %" PRId64 " trials)\n", d ? "writes" : "reads",
-                    g[j].glob, l->chosen, l->why, l->calls, l->trials);
+                put(&b, "  %s of %s: %s: %s (%" PRId64 " call%s, %" PRId64 " trial%s)\n", d ? "writes" : "reads",
+                    g[j].glob, l->chosen, l->why, l->calls, ferry_s(l->calls), l->trials, ferry_s(l->trials));
             else
                 put(&b, "  %s of %s: %s (%s)\n", d ? "writes" : "reads", g[j].glob, t->strategy[k], t->reason[k]);
         }

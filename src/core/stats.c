@@ -178,6 +178,11 @@ ferry_stats_sink ferry_stats_get_sink(void)
     return sink;
 }
 
+int ferry_stats_job_report(void)
+{
+    return sink != NULL;
+}
+
 int ferry_stats_enabled(void)
 {
     return ferry_env_stats() || ferry_env_timers() || ferry_env_stats_json() || sink;

@@ -35,7 +35,10 @@ typedef enum {
     FERRY_KIND_COUNT
 } ferry_kind;
 
-#define FERRY_REASON_LEN 96
+/* Room for every reason a strategy, auto's rules or learning gives, whole:
+ * the longest learning composes (a rule's reason of about 100 characters
+ * and a sentence around it) stays below 200 (test_learn) */
+#define FERRY_REASON_LEN 256
 
 /* What learning did for collective reads or writes of a file: the pattern
  * with the most calls (strategy/learn.h). Every rank holds the same. */
@@ -57,7 +60,7 @@ typedef struct ferry_learn_summary {
     char rule[24];               /* what auto's rules chose */
     char first[24];              /* what the pattern's first call took in this open, and why */
     char first_why[FERRY_REASON_LEN];
-    char why[160];
+    char why[FERRY_REASON_LEN];
     ferry_learned_key key;       /* what the store keeps it by */
     uint64_t digest;             /* of every decision on this file: the same on every rank */
 } ferry_learn_summary;
@@ -94,7 +97,9 @@ struct ferry_switches;
 /* Collective over comm: reduces every rank's stats; rank 0 prints/appends
  * according to FERRY_STATS, FERRY_TIMERS and FERRY_STATS_JSON as the ranks
  * agreed them (`sw`, core/switches.h; NULL: this process's environment, which
- * must then be alike on every rank). Does nothing when all three are off.
+ * must then be alike on every rank), and hands the reduced statistics to the
+ * job report's sink when FERRY_REPORT set one. Does nothing when all three
+ * are off and there is no sink.
  * `hints_json` is the hints in effect as a JSON object (may be NULL). */
 void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filename,
                         const char *hints_json, int nodes, const struct ferry_switches *sw);
@@ -117,6 +122,9 @@ void ferry_stats_init(ferry_stats *s);
  * rank. ferry_stats_report does nothing (no communication) when it is 0, so
  * these variables must be set alike on every rank (mpiexec -x / -genv). */
 int ferry_stats_enabled(void);
+/* 1 when the job report (FERRY_REPORT, core/report.h) takes every file's
+ * statistics at its close; the same on every rank. */
+int ferry_stats_job_report(void);
 /* Names used in the JSON record: "open", "meta", ... and "ind_read", ... */
 const char *ferry_phase_name(ferry_phase p);
 const char *ferry_kind_name(ferry_kind k);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/stats_internal.h"
+#include "util/plural.h"
 
 static const char *const dir_kind[2] = {"coll_read", "coll_write"};
 
@@ -55,8 +56,8 @@ int ferry_stats_learn_text(const ferry_stats_total *t, char *buf, size_t cap)
         ferry_learn_describe(&l->key, pat, sizeof pat);
         PUT("  learned for collective %s (%s):\n", d ? "writes" : "reads", pat);
         PUT("    first call: %s (%s)\n", l->first, l->first_why);
-        PUT("    %" PRId64 " calls, %" PRId64 " trials%s; tried", l->calls, l->trials,
-            l->from_store ? ", started from the store" : "");
+        PUT("    %" PRId64 " call%s, %" PRId64 " trial%s%s; tried", l->calls, ferry_s(l->calls), l->trials,
+            ferry_s(l->trials), l->from_store ? ", started from the store" : "");
         for (int i = 0; i < l->nopt && i < FERRY_LEARN_SHOWN; i++) {
             char s[32], b[32];
             secs(l->opt[i].typical, s, sizeof s);

@@ -17,6 +17,7 @@
 #include "core/compat_env.h"
 #include "core/stats_internal.h"
 #include "core/version.h"
+#include "ferry.h"
 #include "util/plural.h"
 #include "core/switches.h"
 
@@ -183,8 +184,8 @@ void ferry_stats_print_table(const ferry_stats_total *t, const char *filename, F
     sbuf b = {0};
     int64_t sr = G("sys_reads"), sw = G("sys_writes");
     int64_t rg = G("read_gaps"), wg = G("write_gaps");
-    sb_printf(&b, "ferry: statistics for \"%s\" (ferry %s, %s)\n", filename ? filename : "",
-              ferry_version_number(), ferry_version_flavor());
+    /* the version as every tool gives it: "ferry 0.1.0 (openmpi)" */
+    sb_printf(&b, "ferry: statistics for \"%s\", %s\n", filename ? filename : "", ferry_version());
     sb_printf(&b, "  ranks %d, nodes %d, aggregators %" PRId64 " of %d ranks\n", t->ranks, t->nodes,
               G("aggregators"), t->ranks);
     if (t->fs.name[0]) {
@@ -235,8 +236,8 @@ void ferry_stats_print_timers(const ferry_stats_total *t, const char *filename, 
                                                    "file write", "file read",         "sync",
                                                    "close",      "wait"};
     sbuf b = {0};
-    sb_printf(&b, "ferry: timers for \"%s\" (seconds over %d rank%s; ferry %s, %s)\n",
-              filename ? filename : "", t->ranks, ferry_s(t->ranks), ferry_version_number(), ferry_version_flavor());
+    sb_printf(&b, "ferry: timers for \"%s\", %s: seconds over %d rank%s\n", filename ? filename : "",
+              ferry_version(), t->ranks, ferry_s(t->ranks));
     sb_printf(&b, "  %-20s %12s %12s %12s\n", "phase", "min", "max", "avg");
     for (int p = 0; p < FERRY_PHASE_COUNT; p++)
         sb_printf(&b, "  %-20s %12.6f %12.6f %12.6f\n", label[p], fin(t->tmin[p]), fin(t->tmax[p]),
@@ -398,7 +399,10 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
     int want_stats = sw ? (int)sw->v[FERRY_SW_STATS] : ferry_env_stats();
     int want_timers = sw ? (int)sw->v[FERRY_SW_TIMERS] : ferry_env_timers();
     const char *path = sw && !sw->v[FERRY_SW_JSON] ? NULL : ferry_env_stats_json();
-    if (!s || comm == MPI_COMM_NULL || !(want_stats || want_timers || path))
+    /* the job report's sink is set alike on every rank (FERRY_REPORT is
+     * agreed over MPI_COMM_WORLD at MPI_Init), whatever the switches */
+    ferry_stats_sink sink = ferry_stats_get_sink();
+    if (!s || comm == MPI_COMM_NULL || !(want_stats || want_timers || path || sink))
         return;
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
@@ -485,7 +489,6 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
         t.tavg[p] = tsum[p] / size;
     }
 
-    ferry_stats_sink sink = ferry_stats_get_sink();
     if (sink)
         sink(&t, filename);
     if (want_stats)

@@ -101,7 +101,7 @@ static void learn_report(ferry_file *f, struct ferry_coll *c)
         if (top->state == FERRY_LEARN_SETTLED || top->from_store || top->why[0])
             snprintf(m->why, sizeof m->why, "%s", top->why);
         else
-            snprintf(m->why, sizeof m->why, "the rules (%s); %s", top->rule_why,
+            snprintf(m->why, sizeof m->why, "the rules (%.*s); %s", FERRY_RULE_WHY_MAX, top->rule_why,
                      top->calls < 2 ? "the pattern did not repeat" : "trials not finished");
     }
 }
@@ -363,9 +363,15 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
                                (!slot || (slot->opt[slot->chosen].s == FERRY_COLL_INDEPENDENT &&
                                           ferry_learn_steady(slot, max_trials)));
     c->fast_slot[dir] = c->fast_independent[dir] ? slot : NULL;
-    if (c->fast_independent[dir] && (!was_fast || reason != c->decided[dir]))
-        snprintf(c->decided[dir], sizeof c->decided[dir], "%.*s (same pattern as the last call)",
-                 FERRY_REASON_LEN - 33, slot ? slot->why : reason); /* what was learned, not the trial */
+    if (c->fast_independent[dir] && (!was_fast || reason != c->decided[dir])) {
+        /* what was learned, not the trial; a reason is never cut: without
+         * the remark if both do not fit */
+        const char *why = slot ? slot->why : reason;
+        if (strlen(why) + sizeof " (same pattern as the last call)" <= sizeof c->decided[dir])
+            snprintf(c->decided[dir], sizeof c->decided[dir], "%s (same pattern as the last call)", why);
+        else
+            snprintf(c->decided[dir], sizeof c->decided[dir], "%s", why);
+    }
     c->have_last[dir] = ok && have_runs && ferry_runs_copy(&c->last_runs[dir], &runs) == MPI_SUCCESS;
     if (!ok || chosen != FERRY_COLL_TWOPHASE)
         c->memo[dir].valid = 0;

@@ -368,7 +368,7 @@ ferry_learn_slot *ferry_learn_pick(ferry_learner *l, ferry_learn_ctx *ctx, char 
         } else if (u < 0 && warm_only(s) >= 0) {
             s->chosen = warm_only(s);
             snprintf(s->why, sizeof s->why, "%.*s, measured again after the trials (its only call was the file's first)",
-                     (int)sizeof s->why - 72, s->rule_why);
+                     FERRY_RULE_WHY_MAX, s->rule_why);
         } else {
             settle(s, "fastest measured");
         }

@@ -37,6 +37,10 @@ typedef struct ferry_learn_opt {
 
 typedef enum { FERRY_LEARN_FIRST = 0, FERRY_LEARN_TRYING, FERRY_LEARN_SETTLED } ferry_learn_state;
 
+/* auto's reasons stay below this (test_auto checks every rule's), so a
+ * sentence learning puts around one fits whole in FERRY_REASON_LEN */
+#define FERRY_RULE_WHY_MAX 127
+
 typedef struct ferry_learn_slot {
     int used;
     ferry_learned_key key;
@@ -59,7 +63,7 @@ typedef struct ferry_learn_slot {
     int tuned;           /* the store's choice came from ferry-tune's search: no trials */
     int dirty;           /* measured something the store should keep */
     int64_t stamp;
-    char why[160];
+    char why[FERRY_REASON_LEN];
     int first;           /* the option the pattern's first call in this open took, and why */
     char first_why[FERRY_REASON_LEN];
 } ferry_learn_slot;

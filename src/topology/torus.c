@@ -298,7 +298,7 @@ static int pset_split(ferry_topo_machine *m) {
 static int load_bridge_map(ferry_topo_machine *m, const char *path, char *err, size_t errlen) {
   FILE *f = fopen(path, "r");
   if (!f) {
-    ferry_topo__seterr(err, errlen, "default=map:%s: cannot open", path);
+    ferry_topo__seterr(err, errlen, "default=map:%s: cannot open it: %s", path, strerror(errno));
     return -ENOENT;
   }
   char line[512];

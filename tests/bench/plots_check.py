@@ -72,6 +72,61 @@ for fig in figs:
         top = max((p.get_y() + p.get_height() for p in ax.patches), default=0)
         if ax.get_yscale() == "linear" and top > 0:
             check(top <= ax.get_ylim()[1], f"a stacked bar clipped ({top} above {ax.get_ylim()[1]})")
+
+# The demo on the cluster: two patterns, one of them ior at a single
+# transfer size, bandwidths within a few MiB/s of each other, phases of
+# milliseconds. A user reads: labels that do not repeat, a bar chart where
+# there is one x value, black tick labels of a readable size, milliseconds
+# for times below a second, and every configuration named explained.
+def demo_rows():
+    rows = []
+    for i, cfg in enumerate(["fpp-posix", "romio321", "ferry-auto"]):
+        for exp, xfer in (("ior-64k", 65536), ("btio", None)):
+            m = 21.0 + 0.8 * i + (0.5 if xfer else 0.0)
+            rows.append({"build": "openmpi", "fs": "cluster:/mnt/ferry-cluster/dist", "exp": exp, "config": cfg,
+                         "n": 3, "ranks": 8, "xfer": xfer, "_order": i,
+                         "write": {"median": m, "min": m - 0.9, "max": m + 1.1},
+                         "read": {"median": m - 2, "min": m - 2.5, "max": m - 1.2},
+                         "time": {"open": 0.0004, "write": 0.0021, "read": 0.0013, "close": 0.0002},
+                         "ferry_timers": {"meta": 0.0003, "write": 0.002} if cfg.startswith("ferry") else {}})
+    return rows
+
+
+figs.clear()
+demo_paths = plots.make_all(demo_rows(), {"ior-64k": 0, "btio": 1}, sys.argv[2])
+check(len(demo_paths) == 4, f"demo: {len(demo_paths)} plots, want 4")
+dark = lambda c: sum(plots.matplotlib.colors.to_rgb(c)) / 3 < 0.35
+for fig in figs:
+    title = fig._suptitle.get_text() if fig._suptitle else " ".join(ax.get_title() for ax in fig.axes)
+    fig.canvas.draw()
+    captions = "\n".join(t.get_text() for t in fig.texts)
+    for ax in fig.axes:
+        if not ax.axison:
+            continue
+        lo, hi = ax.get_ylim()
+        shown = [t.get_text() for t, v in zip(ax.get_yticklabels(), ax.get_yticks()) if lo <= v <= hi and t.get_text()]
+        check(len(shown) == len(set(shown)), f"demo: repeated y labels {shown} in '{title[:40]}'")
+        check(len(shown) >= 3, f"demo: {len(shown)} y labels in '{title[:40]}'")
+        for t in shown:
+            check(len(t.split(".")[1]) <= 1 if "." in t else True, f"demo: y label {t} in '{title[:40]}'")
+        names = [t for t in ax.get_xticklabels() if t.get_text()]
+        for t in names:
+            check(t.get_fontsize() >= 8, f"demo: x label {t.get_text()} at {t.get_fontsize()} pt")
+            check(dark(t.get_color()), f"demo: x label {t.get_text()} in a pale colour {t.get_color()}")
+            if len(names) <= 3:
+                check(t.get_rotation() == 0, f"demo: x label {t.get_text()} turned with {len(names)} labels")
+        if "seconds" in ax.get_ylabel():
+            check(ax.get_ylabel().startswith("milliseconds"), f"demo: '{ax.get_ylabel()}' for times below a second")
+        if title.startswith("ior"):
+            check(not [l for l in ax.get_lines() if l.get_label() in NAMES and len(l.get_xdata()) >= 1],
+                  "demo: a line plot over one transfer size")
+            check(len(ax.patches) == 3, f"demo: {len(ax.patches)} bars at one transfer size, want 3")
+        used = {t.get_text() for t in names} | {l.get_label() for l in ax.get_lines()} | \
+            {c.get_label() for c in ax.containers}
+        for cfg in ["fpp-posix", "romio321", "ferry-auto"]:
+            if cfg in used or any(cfg == t.get_text() for leg in fig.legends for t in leg.get_texts()):
+                check(f"{cfg}: " in captions, f"demo: {cfg} shown but not explained in '{title[:40]}'")
+
 for cfg, colors in seen.items():
     # the alpha of an error-bar line aside, one colour per configuration
     check(len({c[:3] for c in colors}) == 1, f"{cfg} in {len(colors)} colours")

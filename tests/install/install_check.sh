@@ -77,6 +77,17 @@ run() { # EXE FILE
 }
 [ -x out_pc ] && run out_pc f_pc.dat
 [ -x cm/outside_cmake ] && run cm/outside_cmake f_cm.dat
+# the other flavor's installed library in this flavor's program: refused,
+# naming this flavor's installed library (not a path of a build tree)
+for o in ${others[@]+"${others[@]}"}; do
+  case "${launcher[0]}" in
+    *mpich* | *hydra*) pre=(-genv LD_PRELOAD "$prefix/\$o/lib/libferry.so") ;;
+    *) pre=(-x "LD_PRELOAD=$prefix/\$o/lib/libferry.so") ;;
+  esac
+  $(printf '%q ' "${launcher[@]}") -n 1 "\${pre[@]}" "$prefix/$flavor/bin/ferry-bench" open -n 1 -o "$work/wrong.dat" >wrong_abi.out 2>&1
+  grep -q "^ferry: error: .*: use the .* build of ferry ($prefix/$flavor/lib/libferry.so)\$" wrong_abi.out ||
+    { cat wrong_abi.out; no "the \$o library in a $flavor program does not name $prefix/$flavor/lib/libferry.so"; }
+done
 # installed tools run from anywhere, by their links too
 "$prefix/$flavor/bin/ferry-decouple-bench" --help >/dev/null 2>&1 || no "installed ferry-decouple-bench does not start"
 "$prefix/bin/ferry-topo.$flavor" machines >/dev/null 2>&1 || no "installed ferry-topo does not run"

@@ -39,6 +39,9 @@ while [ $# -gt 0 ]; do
 done
 prog=("$@")
 name=$(basename "${prog[0]}")
+# every variant's report lands here, the natives' first: with --native-out
+# they run elsewhere, so nothing else has made it yet in a new build directory
+mkdir -p "$out" || exit 1
 base_of() { # variant -> the directory its files and output go to
   if [ "$1" != ferry ] && [ -n "$native_out" ]; then echo "$native_out"; else echo "$out"; fi
 }

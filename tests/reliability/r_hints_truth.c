@@ -10,6 +10,7 @@
  *   striping_factor  absent: the file system does not stripe (ROMIO leaves
  *                 it out there too); ferry echoed 4 before
  *   direct_*      absent or false: no O_DIRECT I/O happens
+ * and, with FERRY_STATS_JSON, that the record's "hints" says the same.
  * The same checks hold natively on MPICH's ROMIO (R_NODES=1: one host).
  */
 #include "mpi/tutil.h"
@@ -70,6 +71,24 @@ int main(int argc, char **argv)
     check_info(fh, "after write_all");
     MPI_Type_free(&ft);
     free(buf);
+    const char *rec = getenv("FERRY_STATS_JSON");
+    if (t_rank == 0 && rec)
+        remove(rec);
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_File_close(&fh);
+    /* the record written at that close says what get_info says */
+    if (t_rank == 0 && rec) {
+        char text[16384] = "", want[64];
+        FILE *f = fopen(rec, "r");
+        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        text[n] = '\0';
+        if (f)
+            fclose(f);
+        const char *hints = strstr(text, "\"hints\":{");
+        snprintf(want, sizeof want, "\"cb_nodes\":%s,", getenv("R_NODES") ? getenv("R_NODES") : "?");
+        EXPECT(hints && strstr(hints, want), "record's hints: %s wanted in %.200s", want, hints ? hints : "(none)");
+        EXPECT(hints && strstr(hints, "\"striping_factor\":0,") && strstr(hints, "\"direct_read\":false"),
+               "record's hints: striping_factor 0 and direct_read false wanted in %.300s", hints ? hints : "(none)");
+    }
     return t_finish("r_hints_truth");
 }

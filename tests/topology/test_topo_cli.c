@@ -37,6 +37,37 @@ static char *run(const char *args, int *status) {
   return buf;
 }
 
+/* Runs ferry-topo with args; returns its stderr (malloc'd) and exit code. */
+static char *run_err(const char *args, int *status) {
+  char a[4096];
+  snprintf(a, sizeof a, "%s 2>&1 >/dev/null", args);
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "%s %s", FERRY_TOPO_EXE, a);
+  FILE *p = popen(cmd, "r");
+  if (!p) {
+    *status = -1;
+    return NULL;
+  }
+  size_t cap = 1 << 14, n = 0, r;
+  char *buf = malloc(cap);
+  while ((r = fread(buf + n, 1, cap - n - 1, p)) > 0) n += r;
+  buf[n] = '\0';
+  int st = pclose(p);
+  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return buf;
+}
+
+/* ferry-topo ARGS fails with status `want` and says `says` on stderr */
+static void says(const char *args, int want, const char *text) {
+  int st;
+  char *e = run_err(args, &st);
+  if (st != want || !e || !strstr(e, text))
+    fprintf(stderr, "  ferry-topo %s: status %d (want %d), said: %s  wanted: %s\n", args, st, want, e ? e : "", text);
+  CHECK_INT(st, want);
+  CHECK(e && strstr(e, text) != NULL);
+  free(e);
+}
+
 typedef json_t *jv; /* a parsed document (NULL when parsing failed) */
 
 static int parse(const char *args, jv *doc) {
@@ -555,7 +586,73 @@ static void advise(void) {
   unlink(map);
 }
 
+/* Every command answers --help (and -h) with its own usage on stdout,
+ * exit 0; bad input names the option as typed and says why. */
+static void help_and_reasons(void) {
+  static const char *const cmds[] = {"machines", "compare", "replay", "simulate", "advise", "plot"};
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    char a[64], want[64];
+    int st;
+    snprintf(a, sizeof a, "%s %s", cmds[i], i % 2 ? "-h" : "--help");
+    char *out = run(a, &st);
+    snprintf(want, sizeof want, "usage: ferry-topo %s ", cmds[i]);
+    if (st != 0 || !out || strncmp(out, want, strlen(want)))
+      fprintf(stderr, "  ferry-topo %s: status %d, output: %s\n", a, st, out ? out : "");
+    CHECK_INT(st, 0);
+    CHECK(out && !strncmp(out, want, strlen(want)));
+    free(out);
+  }
+  int st;
+  char *m = run("machines --help", &st);
+  CHECK(m && strstr(m, "--detail adds each model's description"));
+  free(m);
+
+  const char *tmp = getenv("FERRY_TEST_TMP");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  char notjson[512], norun[512], missing[512], a[1400];
+  snprintf(notjson, sizeof notjson, "%s/topo_notjson_%d.json", tmp, (int)getpid());
+  snprintf(norun, sizeof norun, "%s/topo_norun_%d.json", tmp, (int)getpid());
+  snprintf(missing, sizeof missing, "%s/topo_missing_%d.json", tmp, (int)getpid());
+  write_file(notjson, "my notes\n");
+  write_file(norun, "{\"note\":1}\n");
+  says("advise --machine bgq:32 --pattern 1MiB:125%x4", 1,
+       "--pattern '1MiB:125%x4': F, the share of nodes that write more, is '125%': a percentage from 0% to 100%");
+  says("simulate --machine bgq:32 --bytes-per-rank 1MiB:25%x4@90%", 1,
+       "--bytes-per-rank '1MiB:25%x4@90%': the block runs past the last node");
+  snprintf(a, sizeof a, "advise --machine bgq:32 --pattern record:%s", notjson);
+  says(a, 1, "--pattern record:");
+  says(a, 1, ": line 1: invalid token near 'my' (not JSON)");
+  snprintf(a, sizeof a, "advise --machine bgq:32 --pattern record:%s", norun);
+  says(a, 1, ": no FERRY_STATS_JSON record in it");
+  snprintf(a, sizeof a, "advise --machine bgq:32 --pattern trace:%s", missing);
+  says(a, 1, ": cannot read it: No such file or directory");
+  snprintf(a, sizeof a, "replay %s --machine bgq:32", norun);
+  says(a, 1, ": no messages, writes or FERRY_STATS_JSON records in it");
+  snprintf(a, sizeof a, "replay %s --machine bgq:32", missing);
+  says(a, 1, ": cannot read it: No such file or directory");
+  snprintf(a, sizeof a, "advise --machine torus:8,gwnodes=4 --map %s --pattern 1MiB", missing);
+  says(a, 1, "--map");
+  says(a, 1, "cannot open it: No such file or directory");
+  says("compare --machine bgq:32 --ppn 0", 2, "bad value for --ppn: '0': a whole number from 1 to 1024");
+  says("compare --machine bgq:32 --min-gain 2", 2, "bad value for --min-gain: '2': a fraction from 0 to below 1");
+  says("compare --machine bgq:32 --pattern 1MiB:25%x4", 2, "--pattern takes a size here");
+  unlink(notjson);
+  unlink(norun);
+
+  /* --ion-bw: the man page's own default as typed there (4e9), and a size
+   * in the units sizes have (4g: 4 GiB/s, shown so) */
+  jv d;
+  CHECK_INT(parse("simulate --machine torus:8,gwnodes=4 --ppn 1 --fs --ion-bw 4e9 --assign default --json", &d), 0);
+  CHECK_NEAR(num(&(jv){(json_t *)json_get(&d, "costs")}, "ion_bw"), 4e9, 0);
+  json_free(&d);
+  CHECK_INT(parse("simulate --machine torus:8,gwnodes=4 --ppn 1 --fs --ion-bw 4g --assign default --json", &d), 0);
+  CHECK_NEAR(num(&(jv){(json_t *)json_get(&d, "costs")}, "ion_bw"), 4294967296.0, 0);
+  CHECK(strstr(str(&(jv){(json_t *)json_get(&d, "costs")}, "text"), "4 GiB/s each") != NULL);
+  json_free(&d);
+}
+
 int main(void) {
+  help_and_reasons();
   compare();
   simulate();
   advise();

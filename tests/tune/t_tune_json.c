@@ -147,6 +147,19 @@ static void test_proxy(void)
     tune_proxy_free(&p);
     CHECK(tune_proxy_from_file(path, 9, &p, err, sizeof err) != 0);
 
+    /* one record that writes and reads (one open of a file that does both):
+     * one record, whatever the directions it gives */
+    f = fopen(path, "w");
+    fprintf(f, "{\"schema\":1,\"file\":\"/x/rw\",\"ranks\":2,\"nodes\":1,\"counters\":{\"ind_reads\":4,"
+               "\"ind_writes\":4,\"coll_reads\":0,\"coll_writes\":0,\"bytes_read\":262144,\"bytes_written\":262144,"
+               "\"write_gaps\":0,\"write_gap_bytes\":0,\"read_gaps\":0,\"read_gap_bytes\":0},\"strategies\":{"
+               "\"ind_write\":{\"strategy\":\"direct\",\"reason\":\"\",\"calls\":4,\"rank\":0},"
+               "\"ind_read\":{\"strategy\":\"direct\",\"reason\":\"\",\"calls\":4,\"rank\":0}},\"time\":1}\n");
+    fclose(f);
+    CHECK(tune_proxy_from_file(path, 0, &p, err, sizeof err) == 0);
+    CHECK_MSG(p.records == 1 && p.target[0].present && p.target[1].present, "%d records", p.records);
+    tune_proxy_free(&p);
+
     /* out of range: rejected with the field named, not a proxy that never finishes */
     f = fopen(path, "w");
     record(f, "/x/huge", 100000000, 0, 64, 64.0 * 65536, 0, 0, "direct", "");

@@ -2,6 +2,7 @@
  * the stripe layout: pure functions, fed synthetic files and patterns. */
 #include "strategy/aggregators.h"
 #include "strategy/auto.h"
+#include "strategy/learn.h"
 #include "unit/check.h"
 #include "unit/strategy_fixture.h"
 
@@ -13,6 +14,9 @@ static ferry_coll_strategy choose(ferry_file *f, int nnodes, ferry_pattern p, in
     ferry_nodes n = nodes_of(f->size, nnodes);
     ferry_coll_strategy s = ferry_auto_choose(f, &p, &n, is_write, why, 160);
     free(n.node_of);
+    /* learning puts sentences around a rule's reason: it must be short enough
+     * for them to fit whole (strategy/learn.h) */
+    CHECK_MSG(strlen(why) <= FERRY_RULE_WHY_MAX, "%zu characters: %s", strlen(why), why);
     return s;
 }
 

@@ -453,8 +453,58 @@ static void store(void)
     CHECK_STR(kept.choice.strategy, "independent");
 }
 
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* Every reason learning gives reaches the statistics whole, with the
+ * longest rule's reason auto gives (strategy/learn.h) and the longest
+ * option names: the reason a call records (a FERRY_REASON_LEN buffer) and
+ * the slot's own ends as its sentence ends. */
+static void whole_reasons(void)
+{
+    char rule[FERRY_RULE_WHY_MAX + 1];
+    memset(rule, 'r', FERRY_RULE_WHY_MAX);
+    rule[FERRY_RULE_WHY_MAX] = '\0';
+    char why[FERRY_REASON_LEN];
+    ferry_learner l;
+    memset(&l, 0, sizeof l);
+    ferry_learn_ctx c = ctx3(8, FERRY_LEARN_AUTO);
+    c.rule_why = rule;
+    c.opt[1].cb_nodes = 1048576; /* "twophase cb_nodes=1048576" */
+    c.opt[1].s = FERRY_COLL_TWOPHASE;
+    c.opt[2].cb_nodes = 2097152;
+    double cost[3] = {1e-3, 3e-3, 2e-3};
+    ferry_learn_slot *s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK_STR(why, rule);
+    ferry_learn_done(&l, s, cost[0]);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK_MSG(ends_with(why, "the next trial waits for the pattern's time (at most 10% of it)"), "%s", why);
+    ferry_learn_done(&l, s, cost[0]);
+    /* explore: every option once, the rules' again, then settled */
+    memset(&l, 0, sizeof l);
+    c.mode = FERRY_LEARN_EXPLORE;
+    for (int k = 0; k < 3; k++) {
+        s = ferry_learn_pick(&l, &c, why, sizeof why);
+        ferry_learn_done(&l, s, cost[s->running]);
+    }
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK_MSG(!strncmp(why, rule, strlen(rule)) &&
+                  ends_with(why, ", measured again after the trials (its only call was the file's first)"),
+              "%s", why);
+    ferry_learn_done(&l, s, cost[s->running]);
+    s = ferry_learn_pick(&l, &c, why, sizeof why);
+    CHECK_MSG(s->state == FERRY_LEARN_SETTLED && ends_with(why, "faster than twophase cb_nodes=1048576 (3 of 3 options measured)"),
+              "%s", why);
+    CHECK(ends_with(s->why, "(3 of 3 options measured)"));
+    ferry_learn_done(&l, s, cost[s->running]);
+}
+
 int main(void)
 {
+    whole_reasons();
     options();
     learning();
     store();

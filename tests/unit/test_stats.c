@@ -170,7 +170,7 @@ static void test_tables(void)
         return;
     /* the version and the MPI in every display */
     char head[128];
-    snprintf(head, sizeof head, "ferry: statistics for \"/data/out.h5\" (ferry %s, %s)\n", ferry_version_number(),
+    snprintf(head, sizeof head, "ferry: statistics for \"/data/out.h5\", ferry %s (%s)\n", ferry_version_number(),
              ferry_version_flavor());
     CHECK(strstr(text, head) == text);
     CHECK(strstr(text, "ranks 4, nodes 2, aggregators 1016 of 4 ranks") != NULL);
@@ -183,7 +183,7 @@ static void test_tables(void)
     CHECK(strstr(text, "twophase") != NULL);
     CHECK(strstr(text, "(rank 2)") != NULL);
     CHECK(strstr(text, "3.5 KiB") != NULL);
-    snprintf(head, sizeof head, "ferry: timers for \"/data/out.h5\" (seconds over 4 ranks; ferry %s, %s)\n",
+    snprintf(head, sizeof head, "ferry: timers for \"/data/out.h5\", ferry %s (%s): seconds over 4 ranks\n",
              ferry_version_number(), ferry_version_flavor());
     CHECK(strstr(text, head) != NULL);
     CHECK(strstr(text, "metadata exchange") != NULL);
@@ -282,7 +282,7 @@ static void test_learning(void)
     CHECK(r != NULL);
     if (!r)
         return;
-    CHECK_MSG(strstr(r, "ferry job report (ferry 9.9): 8 ranks, 3 file opens in 2 groups, 0 B read, 12.0 MiB written") != NULL,
+    CHECK_MSG(strstr(r, "ferry job report, ferry 9.9: 8 ranks, 3 file opens in 2 groups, 0 B read, 12.0 MiB written") != NULL,
               "%s", r);
     CHECK_MSG(strstr(r, "  ckpt.*                       2     8") != NULL, "%s", r);
     CHECK(strstr(r, "  mesh.dat                     1     8") != NULL);
@@ -297,6 +297,21 @@ static void test_learning(void)
     l->opt[0].typical = 0.013;
     r = ferry_report_text(t, names, 3, 8, "ferry 9.9");
     CHECK(r && strstr(r, "none: no measured alternative beat auto's rules by 10% or more") != NULL);
+    free(r);
+    /* one call, one trial: counted in the singular */
+    l->calls = 1;
+    l->trials = 1;
+    ferry_stats_learn_text(&t[1], text, sizeof text);
+    CHECK_MSG(strstr(text, "    1 call, 1 trial; tried") != NULL, "%s", text);
+    r = ferry_report_text(t, names, 3, 8, "ferry 9.9");
+    CHECK_MSG(r && strstr(r, "(1 call, 1 trial)") != NULL, "%s", r ? r : "(null)");
+    free(r);
+    l->calls = 10;
+    l->trials = 3;
+    /* a job that opened no file says so, not just zeros */
+    r = ferry_report_text(t, names, 0, 8, "ferry 9.9");
+    CHECK_MSG(r && strstr(r, "0 file opens in 0 groups") && strstr(r, "  none: no file was opened through ferry"),
+              "%s", r ? r : "(null)");
     free(r);
 }
 

@@ -63,6 +63,8 @@ typedef struct {
     int (*check)(fb_ctx *c);       /* validate options after parsing; 0 = ok */
     void (*run)(fb_ctx *c, int rep); /* one repetition: write and/or read, timed */
     const char *unavailable;       /* non-NULL: why this pattern cannot run in this build */
+    const char *elsewhere;         /* non-NULL: the program that runs it instead (beside this one) */
+    int no_data;                   /* moves no bytes: its line is one "open" phase of opens and closes */
 } fb_pattern;
 
 struct fb_ctx {

@@ -104,6 +104,11 @@ static int run_segment(fb_ctx *c, int argc, char **argv)
             fprintf(stderr, "ferry-bench: pattern '%s' is not available: %s\n", c->pat->name, c->pat->unavailable);
         return 2;
     }
+    if (c->pat->elsewhere) {
+        if (c->rank == 0)
+            fprintf(stderr, "ferry-bench: pattern '%s' is its own program: %s\n", c->pat->name, c->pat->elsewhere);
+        return 2;
+    }
     snprintf(default_path, sizeof default_path, "/tmp/ferry-bench-%s.dat", c->pat->name);
     c->path = default_path;
     if (c->pat->reset)

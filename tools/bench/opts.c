@@ -181,8 +181,11 @@ void fb_usage(FILE *f, const fb_pattern *const *pats, int npats)
                "  common options (per pattern):\n");
     print_opts(f, common);
     for (int i = 0; i < npats; i++) {
-        fprintf(f, "\n  %s: %s%s\n", pats[i]->name, pats[i]->summary,
-                pats[i]->unavailable ? " [not available in this build]" : "");
+        if (pats[i]->elsewhere)
+            fprintf(f, "\n  %s: %s: its own program, %s\n", pats[i]->name, pats[i]->summary, pats[i]->elsewhere);
+        else
+            fprintf(f, "\n  %s: %s%s\n", pats[i]->name, pats[i]->summary,
+                    pats[i]->unavailable ? " [not available in this build]" : "");
         if (pats[i]->opts)
             print_opts(f, pats[i]->opts);
     }

@@ -16,6 +16,7 @@ void opts_defaults(topo_opts *o) {
   o->bytes_per_rank = 1048576.0;
   o->bytes_text = "1MiB";
   o->bytes_is_size = 1;
+  o->bytes_opt = "--bytes-per-rank";
   o->ion_bw = -1;
   o->cb_buffer = 16777216.0;     /* ROMIO's cb_buffer_size default */
   o->gw_mem = 1073741824.0;      /* heap a BG/Q rank has at 16 ranks/node */
@@ -45,7 +46,10 @@ static int want_size(const char *v, double *out, char *err, size_t errlen, const
     return -2;
   }
   *out = (double)b;
-  if (*out <= 0) return -1;
+  if (*out <= 0) {
+    snprintf(err, errlen, "bad value for %s: '%s': more than 0 bytes", key, v);
+    return -2;
+  }
   if (*out > SIZE_MAX_BYTES) {
     snprintf(err, errlen, "%s %s: at most 1TiB", key, v);
     return -2;
@@ -62,11 +66,40 @@ void format_size(double b, char *buf, size_t len) {
   else snprintf(buf, len, "%.0f%s", v, suf[k]);
 }
 
-static int want_int(const char *v, int lo, int *out) {
+/* A whole number from lo to hi; the reason when it is not. */
+static int want_int(const char *v, int lo, int hi, int *out, char *err, size_t errlen, const char *key) {
   char *e;
   long x = strtol(v, &e, 10);
-  if (*v == '\0' || *e || x < lo || x > 1000000000L) return -1;
+  if (*v == '\0' || *e || x < lo || x > hi) {
+    snprintf(err, errlen, "bad value for %s: '%s': a whole number from %d to %d", key, v, lo, hi);
+    return -2;
+  }
   *out = (int)x;
+  return 0;
+}
+
+/* A rate in bytes/s: a number, which rates are often written in
+ * scientific notation (4e9, the man page's default; 625e6), or a size with
+ * a unit (util/size.h, powers of 1024: 4g is 4 GiB/s). Sizes themselves
+ * take no exponent: a rate is not a size. */
+static int want_rate(const char *v, double *out, char *err, size_t errlen, const char *key) {
+  char *e;
+  double x = strtod(v, &e);
+  if (e == v || *e) {
+    int64_t b;
+    char why[160];
+    if (ferry_size_parse(v, &b, why, sizeof why)) {
+      snprintf(err, errlen, "bad value for %s: '%s': bytes per second, a number (4e9) or a size (4g): %s", key, v,
+               why);
+      return -2;
+    }
+    x = (double)b;
+  }
+  if (!isfinite(x) || !(x > 0)) {
+    snprintf(err, errlen, "bad value for %s: '%s': bytes per second, more than 0", key, v);
+    return -2;
+  }
+  *out = x;
   return 0;
 }
 
@@ -103,6 +136,7 @@ static const struct option longopts[] = {
   {"script", required_argument, NULL, O_LONG},
   {"assign", required_argument, NULL, O_LONG},
   {"links-csv", required_argument, NULL, O_LONG},
+  {"help", no_argument, NULL, 'h'},
   {NULL, 0, NULL, 0},
 };
 
@@ -129,9 +163,13 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
   opterr = 0;
   optind = 0;
   int ch, idx;
-  while ((ch = getopt_long(n, args, "-:", longopts, &idx)) != -1) {
+  while ((ch = getopt_long(n, args, "-:h", longopts, &idx)) != -1) {
     if (ch == 1) {
       if (positional(o, optarg, err, errlen)) return -1;
+      continue;
+    }
+    if (ch == 'h') {
+      o->help = 1;
       continue;
     }
     char key[64];
@@ -156,31 +194,38 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
     if (!strcmp(key, "--fs")) { o->fs = 1; continue; }
     int bad = 0;
     if (!strcmp(key, "--machine")) o->machine = val;
-    else if (!strcmp(key, "--ppn")) bad = want_int(val, 1, &o->ppn) || o->ppn > 1024, o->ppn_given = 1;
+    else if (!strcmp(key, "--ppn")) bad = want_int(val, 1, 1024, &o->ppn, err, errlen, key), o->ppn_given = 1;
     else if (!strcmp(key, "--bytes-per-rank") || !strcmp(key, "--pattern")) {
       /* a size, or a spread the commands that take one parse (writers.h) */
       o->bytes_text = val;
+      o->bytes_opt = longopts[idx].name[0] == 'p' ? "--pattern" : "--bytes-per-rank";
       o->bytes_is_size = !strchr(val, ':');
       if (o->bytes_is_size) bad = want_size(val, &o->bytes_per_rank, err, errlen, key);
     } else if (!strcmp(key, "--xfer")) bad = want_size(val, &o->xfer, err, errlen, key);
-    else if (!strcmp(key, "--ion-bw")) bad = want_size(val, &o->ion_bw, err, errlen, key);
+    else if (!strcmp(key, "--ion-bw")) bad = want_rate(val, &o->ion_bw, err, errlen, key);
     else if (!strcmp(key, "--map")) o->map = val;
     else if (!strcmp(key, "--min-gain")) {
       char *e;
       o->min_gain = strtod(val, &e);
-      bad = e == val || *e || !(o->min_gain >= 0 && o->min_gain < 1);
+      if (e == val || *e || !(o->min_gain >= 0 && o->min_gain < 1)) {
+        snprintf(err, errlen, "bad value for %s: '%s': a fraction from 0 to below 1 (0.05: 5 %%)", key, val);
+        bad = -2;
+      }
     }
-    else if (!strcmp(key, "--aggregators")) bad = want_int(val, 1, &o->naggs);
+    else if (!strcmp(key, "--aggregators")) bad = want_int(val, 1, 1000000000, &o->naggs, err, errlen, key);
     else if (!strcmp(key, "--cb-buffer")) bad = want_size(val, &o->cb_buffer, err, errlen, key);
     else if (!strcmp(key, "--gateway-mem")) bad = want_size(val, &o->gw_mem, err, errlen, key);
-    else if (!strcmp(key, "--mem-cap")) bad = want_int(val, 0, &o->mem_cap);
-    else if (!strcmp(key, "--slack")) bad = want_int(val, 0, &o->slack);
+    else if (!strcmp(key, "--mem-cap")) bad = want_int(val, 0, 1000000000, &o->mem_cap, err, errlen, key);
+    else if (!strcmp(key, "--slack")) bad = want_int(val, 0, 1000000000, &o->slack, err, errlen, key);
     else if (!strcmp(key, "--msg-cost")) {
       char *e;
       o->msg_cost = strtod(val, &e);
-      bad = e == val || *e || !isfinite(o->msg_cost) || o->msg_cost < 0;
+      if (e == val || *e || !isfinite(o->msg_cost) || o->msg_cost < 0) {
+        snprintf(err, errlen, "bad value for %s: '%s': seconds, a finite number from 0", key, val);
+        bad = -2;
+      }
       o->msg_cost_given = 1;
-    } else if (!strcmp(key, "--top-links")) bad = want_int(val, 0, &o->top_links);
+    } else if (!strcmp(key, "--top-links")) bad = want_int(val, 0, 1000000000, &o->top_links, err, errlen, key);
     else if (!strcmp(key, "--out")) o->out = val;
     else if (!strcmp(key, "--plane")) o->plane = val;
     else if (!strcmp(key, "--at")) o->at = val;

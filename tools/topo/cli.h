@@ -10,6 +10,7 @@ typedef struct {
   int ppn_given;
   double bytes_per_rank;
   const char *bytes_text; /* --bytes-per-rank / --pattern as given: a size or a spread (writers.h) */
+  const char *bytes_opt;  /* which of the two it was, as messages name it */
   int bytes_is_size;      /* bytes_text is a plain size (bytes_per_rank holds it) */
   double xfer;            /* bytes per write call; 0 => the base size */
   int fs;                 /* simulate/advise: file-system costs */
@@ -39,6 +40,7 @@ typedef struct {
   const char *links_csv;
   const char *positional[4];
   int npositional;
+  int help;           /* --help / -h: the command's usage, exit 0 */
 } topo_opts;
 
 void opts_defaults(topo_opts *o);

@@ -2,6 +2,8 @@
 #ifndef FERRY_TOPO_CMD_H
 #define FERRY_TOPO_CMD_H
 
+#include <stdio.h>
+
 #include "cli.h"
 #include "io_rows.h"
 #include "scenario.h"
@@ -17,8 +19,11 @@ int cmd_advise(int argc, char **argv);
 /* Builds the machine named by o->machine, reporting errors on stderr. */
 ferry_topo_machine *cmd_machine(const topo_opts *o);
 void cmd_scen_cfg(const topo_opts *o, const ferry_topo_machine *m, scen_cfg *c);
-/* Parses options for a subcommand; prints the error. Returns 0 or 2. */
+/* Parses options for a subcommand; prints the error. Returns 0 or 2; with
+ * --help, prints the command's usage and exits 0. */
 int cmd_opts(int argc, char **argv, topo_opts *o);
+/* The usage of one command (ferry_topo.c), or of all for an unknown one. */
+void topo_usage_of(const char *cmd, FILE *o);
 
 /* simulate and advise: the machine (with --map's bridge map), what each
  * rank writes, and the costs (network only, or --fs). */

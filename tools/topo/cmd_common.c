@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "util/size.h"
 
 int cmd_opts(int argc, char **argv, topo_opts *o) {
   char err[256];
@@ -12,9 +13,13 @@ int cmd_opts(int argc, char **argv, topo_opts *o) {
     fprintf(stderr, "ferry-topo %s: %s\n", argv[1], err);
     return 2;
   }
+  if (o->help) {
+    topo_usage_of(argv[1], stdout);
+    exit(0);
+  }
   if (!o->bytes_is_size && strcmp(argv[1], "simulate") && strcmp(argv[1], "advise")) {
-    fprintf(stderr, "ferry-topo %s: --bytes-per-rank takes a size here; spreads and runs (%s) are for simulate and advise\n",
-            argv[1], o->bytes_text);
+    fprintf(stderr, "ferry-topo %s: %s takes a size here; spreads and runs (%s) are for simulate and advise\n",
+            argv[1], o->bytes_opt, o->bytes_text);
     return 2;
   }
   return 0;
@@ -32,12 +37,15 @@ int io_setup_make(const topo_opts *o, const char *cmd, io_setup *s) {
     snprintf(spec, sizeof spec, "%s", o->machine);
   }
   if (ferry_topo_create(spec, &s->m, err, sizeof err)) {
-    fprintf(stderr, "ferry-topo %s: machine '%s': %s\n", cmd, spec, err);
+    if (o->map) /* the options as typed, not the spec they make */
+      fprintf(stderr, "ferry-topo %s: --machine %s --map %s: %s\n", cmd, o->machine, o->map, err);
+    else
+      fprintf(stderr, "ferry-topo %s: machine '%s': %s\n", cmd, spec, err);
     return -1;
   }
   if (writers_parse(o->bytes_text, &s->spec, err, sizeof err) ||
       writers_build(&s->spec, ferry_topo_compute_nodes(s->m), o->ppn, o->xfer, &s->w, err, sizeof err)) {
-    fprintf(stderr, "ferry-topo %s: --bytes-per-rank %s\n", cmd, err);
+    fprintf(stderr, "ferry-topo %s: %s %s\n", cmd, o->bytes_opt, err);
     io_setup_free(s);
     return -1;
   }
@@ -53,8 +61,16 @@ int io_setup_make(const topo_opts *o, const char *cmd, io_setup *s) {
   c->min_gain = o->min_gain;
   c->cost.group_msg_cost = o->msg_cost_given ? o->msg_cost : o->fs ? FS_MSG_COST : 0;
   c->cost.group_bw = o->ion_bw >= 0 ? o->ion_bw : o->fs ? FS_ION_BW : 0;
-  char ion[48] = "not limiting";
-  if (c->cost.group_bw > 0) snprintf(ion, sizeof ion, "%.4g GB/s each", c->cost.group_bw / 1e9);
+  char ion[64] = "not limiting", rate[32];
+  if (c->cost.group_bw > 0) {
+    /* in the units --ion-bw reads (powers of 1024): 4g shows as 4 GiB/s;
+     * a rate that is no whole number of them also as typed (4e9 B/s) */
+    ferry_size_human(c->cost.group_bw, rate, sizeof rate);
+    if (strchr(rate, '.'))
+      snprintf(ion, sizeof ion, "%s/s (%.4g B/s) each", rate, c->cost.group_bw);
+    else
+      snprintf(ion, sizeof ion, "%s/s each", rate);
+  }
   if (o->fs)
     snprintf(s->costs, sizeof s->costs,
              "costs: file system (GPFS stand-in, fitted: %.4g s per request at each %s's server; %s %s)",

@@ -83,6 +83,12 @@ int cmd_replay(int argc, char **argv) {
     fprintf(stderr, "ferry-topo replay: %s\n", err);
     return 1;
   }
+  if (!tr.nmsgs && !tr.nwrites) { /* JSON, but nothing of a run: a table of zeros would say nothing */
+    fprintf(stderr, "ferry-topo replay: %s: no messages, writes or FERRY_STATS_JSON records in it "
+                    "(a FERRY_TRACE log or a FERRY_STATS_JSON record)\n", o.positional[0]);
+    trace_free(&tr);
+    return 1;
+  }
   int ppn = (tr.ranks_per_node && !o.ppn_given) ? tr.ranks_per_node : o.ppn;
   ferry_topo_machine *m = cmd_machine(&o);
   if (!m) {

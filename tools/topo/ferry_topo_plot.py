@@ -15,6 +15,7 @@ try:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib import cm, colors
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
     import numpy as np
 except ImportError:
     # A python3 first on PATH (pyenv, venv) may lack the distribution's
@@ -95,6 +96,8 @@ def heatmap(data, out):
             ax.legend(loc="upper right", fontsize=7)
         ax.set_xlim(-0.8, nx - 0.2)
         ax.set_ylim(-0.8, ny - 0.2)
+        ax.set_xticks(range(nx))  # coordinates of nodes: whole numbers
+        ax.set_yticks(range(ny))
         ax.set_aspect("equal")
         ax.set_xlabel(plane["x_dim"])
         ax.set_ylabel(plane["y_dim"])
@@ -124,6 +127,8 @@ def histogram(data, out):
         ax.hist(l, bins=bins, histtype="step", linewidth=1.2 + 1.6 * (n - k) / n, color=st["color"],
                 linestyle=st["linestyle"], label=label)
     ax.set_yscale("log")
+    # counts of links: whole numbers as such (1, 10, 100), not powers written 10^k
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: "%d" % v if v >= 1 and v == int(v) else ""))
     ax.set_xlabel("bytes on a network link (MiB)")
     ax.set_ylabel("links")
     ax.set_title("%s, %d ranks/node x %s: network link loads" % (data["machine"], data["ppn"],
@@ -134,7 +139,28 @@ def histogram(data, out):
     plt.close(fig)
 
 
+def one_gateway(data, out):
+    """One gateway: a bar per assignment (a line over one point shows
+    nothing, and its axis has no gateway to number)."""
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    names = [a["name"] for a in data["assignments"]]
+    mib = [(a["gateway_bytes"][0] if a["gateway_bytes"] else 0) / MIB for a in data["assignments"]]
+    ax.bar(range(len(names)), mib, 0.6, color=[style(n)["color"] for n in names])
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, fontsize=9)
+    ax.set_xlabel("assignment")
+    ax.set_ylabel("bytes through the gateway (MiB)")
+    ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10]))
+    ax.set_title("%s: its one gateway's load, per assignment" % data["machine"], fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
 def gateways(data, out):
+    if max((len(a["gateway_bytes"]) for a in data["assignments"]), default=0) <= 1:
+        return one_gateway(data, out)
     fig, ax = plt.subplots(figsize=(8, 4.2))
     twins = same_as(data, "gateway_bytes")
     n = len(data["assignments"])
@@ -148,6 +174,7 @@ def gateways(data, out):
                 markersize=2 + 3 * (n - k) / n, markerfacecolor="none", linewidth=0.8 + 1.6 * (n - k) / n,
                 label=label)
     ax.set_xlabel("gateway")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # gateways are numbered, not measured
     ax.set_ylabel("bytes through the gateway (MiB)")
     ax.set_ylim(bottom=0)
     ax.set_title("%s: gateway loads" % data["machine"], fontsize=10)

@@ -5,6 +5,7 @@
  * record at the peak, freed before the next value). */
 #include "trace.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ void trace_free(trace_t *t) {
 }
 
 static int fail(int line, char *err, size_t errlen, const char *what) {
-  snprintf(err, errlen, "trace: value at line %d: %s", line, what);
+  snprintf(err, errlen, "value at line %d: %s", line, what);
   return -1;
 }
 
@@ -162,7 +163,7 @@ int trace_read(const char *text, size_t len, trace_t *tr, char *err, size_t errl
     json_error_t je;
     json_t *doc = json_loadb(text + pos, len - pos, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &je);
     if (!doc) {
-      snprintf(err, errlen, "trace: line %d: %s", line + je.line - 1, je.text);
+      snprintf(err, errlen, "line %d: %s (not JSON)", line + je.line - 1, je.text);
       rc = -1;
       break;
     }
@@ -177,11 +178,11 @@ int trace_read(const char *text, size_t len, trace_t *tr, char *err, size_t errl
     for (size_t e = pos + je.position; pos < e; pos++) line += text[pos] == '\n';
   }
   if (rc == 0 && tr->nobjects == 0) {
-    snprintf(err, errlen, "trace: no object");
+    snprintf(err, errlen, "no JSON object in it");
     rc = -1;
   }
   if (rc == 0 && tr->declared && tr->maxrank >= tr->declared) {
-    snprintf(err, errlen, "trace: rank %ld used but ranks is %ld", tr->maxrank, tr->declared);
+    snprintf(err, errlen, "rank %ld used but ranks is %ld", tr->maxrank, tr->declared);
     rc = -1;
   }
   if (rc) {
@@ -202,7 +203,7 @@ int trace_records_as_writes(trace_t *tr, char *err, size_t errlen) {
     nodes = nodes < 0 || nodes == rn ? rn : 0;
   }
   if (ranks > 100000000L) {
-    snprintf(err, errlen, "trace: a record of %ld ranks is more than this reader spreads", ranks);
+    snprintf(err, errlen, "a record of %ld ranks is more than this reader spreads", ranks);
     return -1;
   }
   for (size_t i = 0; i < tr->nrecords; i++) {
@@ -211,7 +212,7 @@ int trace_records_as_writes(trace_t *tr, char *err, size_t errlen) {
     double calls = r->calls / r->ranks;
     for (long k = 0; k < r->ranks; k++) {
       if (grow((void **)&tr->writes, &tr->capwrites, tr->nwrites, sizeof *tr->writes, 256)) {
-        snprintf(err, errlen, "trace: out of memory");
+        snprintf(err, errlen, "out of memory");
         return -1;
       }
       tr->writes[tr->nwrites++] = (trace_write){k, r->bytes / r->ranks, calls > 1 ? calls : 1};
@@ -227,7 +228,7 @@ int trace_read_file(const char *path, trace_t *tr, char *err, size_t errlen) {
   memset(tr, 0, sizeof *tr);
   FILE *f = fopen(path, "rb");
   if (!f) {
-    snprintf(err, errlen, "cannot read %s", path);
+    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
     return -1;
   }
   size_t cap = 1 << 16, n = 0, r;
@@ -240,14 +241,16 @@ int trace_read_file(const char *path, trace_t *tr, char *err, size_t errlen) {
       text = t2;
     }
   }
-  int bad = ferror(f);
+  int bad = ferror(f) ? errno : !text ? ENOMEM : 0;
   fclose(f);
-  if (!text || bad) {
+  if (bad) {
     free(text);
-    snprintf(err, errlen, "cannot read %s", path);
+    snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(bad));
     return -1;
   }
-  int rc = trace_read(text, n, tr, err, errlen);
+  char why[256];
+  int rc = trace_read(text, n, tr, why, sizeof why);
   free(text);
+  if (rc) snprintf(err, errlen, "%s: %s", path, why);
   return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "trace.h"
+#include "util/size.h"
 
 /* "25%" or "25.5%" -> 0.25; the percent sign is required */
 static int percent(const char *s, const char *end, double *out) {
@@ -23,6 +24,8 @@ static int percent(const char *s, const char *end, double *out) {
   return 0;
 }
 
+#define FORMS "SIZE, SIZE:F%%xK[@P%%] (e.g. 1MiB:25%%x4), trace:FILE or record:FILE"
+
 int writers_parse(const char *text, writers_spec *w, char *err, size_t errlen) {
   memset(w, 0, sizeof *w);
   snprintf(w->text, sizeof w->text, "%s", text);
@@ -36,36 +39,55 @@ int writers_parse(const char *text, writers_spec *w, char *err, size_t errlen) {
     return 0;
   }
   const char *colon = strchr(text, ':');
-  char size[64];
+  char size[64], why[160];
   size_t sl = colon ? (size_t)(colon - text) : strlen(text);
-  if (sl == 0 || sl >= sizeof size) goto bad;
+  if (sl == 0 || sl >= sizeof size) {
+    snprintf(err, errlen, "'%s': no size before ':' (want " FORMS ")", text);
+    return -1;
+  }
   memcpy(size, text, sl);
   size[sl] = '\0';
-  if (parse_size(size, &w->size) || !(w->size > 0)) goto bad;
+  int64_t b = 1;
+  int bad = ferry_size_parse(size, &b, why, sizeof why);
+  if (bad || b <= 0) {
+    snprintf(err, errlen, "'%s': size '%s': %s (want " FORMS ")", text, size, bad ? why : "more than 0 bytes");
+    return -1;
+  }
+  w->size = (double)b;
   if (!colon) {
     w->kind = WR_UNIFORM;
     return 0;
   }
   /* F%xK[@P%] */
   const char *f = colon + 1, *x = strchr(f, 'x'), *at = strchr(f, '@');
-  if (!x || (at && at < x) || percent(f, x, &w->frac)) goto bad;
+  if (!x || (at && at < x)) {
+    snprintf(err, errlen, "'%s': after the size, F%%xK: the share of nodes, 'x' and the factor (want " FORMS ")",
+             text);
+    return -1;
+  }
+  if (percent(f, x, &w->frac)) {
+    snprintf(err, errlen, "'%s': F, the share of nodes that write more, is '%.*s': a percentage from 0%% to 100%%",
+             text, (int)(x - f), f);
+    return -1;
+  }
   char *e;
   w->factor = strtod(x + 1, &e);
-  if (e == x + 1 || !(w->factor >= 0) || w->factor > 1e6) goto bad;
-  if (at) {
-    if (e != at || percent(at + 1, at + 1 + strlen(at + 1), &w->pos)) goto bad;
-  } else if (*e) {
-    goto bad;
+  if (e == x + 1 || !(w->factor >= 0) || w->factor > 1e6 || (at ? e != at : *e != '\0')) {
+    snprintf(err, errlen, "'%s': K, how many times the size they write, is '%.*s': a number from 0 to 1000000",
+             text, (int)(at ? at - (x + 1) : (long)strlen(x + 1)), x + 1);
+    return -1;
+  }
+  if (at && percent(at + 1, at + 1 + strlen(at + 1), &w->pos)) {
+    snprintf(err, errlen, "'%s': P, where the block of nodes starts, is '%s': a percentage from 0%% to 100%%", text,
+             at + 1);
+    return -1;
   }
   if (w->frac + w->pos > 1 + 1e-12) {
-    snprintf(err, errlen, "'%s': the block runs past the last node", text);
+    snprintf(err, errlen, "'%s': the block runs past the last node (F + P above 100%%)", text);
     return -1;
   }
   w->kind = WR_HEAVY;
   return 0;
-bad:
-  snprintf(err, errlen, "'%s': want SIZE, SIZE:F%%xK[@P%%] (e.g. 1MiB:25%%x4), trace:FILE or record:FILE", text);
-  return -1;
 }
 
 void writers_free(writers_t *w) {
@@ -77,9 +99,14 @@ void writers_free(writers_t *w) {
 /* a run's per-rank bytes and calls, from its trace writes (or records) */
 static int from_run(const writers_spec *w, double **rb, double **rc, long *rn, char *err, size_t errlen) {
   trace_t tr;
-  if (trace_read_file(w->path, &tr, err, errlen)) return -1;
+  const char *kind = w->kind == WR_RECORD ? "record" : "trace";
+  char why[256];
+  if (trace_read_file(w->path, &tr, why, sizeof why)) {
+    snprintf(err, errlen, "%s:%s", kind, why);
+    return -1;
+  }
   if (w->kind == WR_RECORD && tr.nrecords == 0) {
-    snprintf(err, errlen, "%s: no FERRY_STATS_JSON record in it", w->path);
+    snprintf(err, errlen, "record:%s: no FERRY_STATS_JSON record in it", w->path);
     trace_free(&tr);
     return -1;
   }
@@ -89,8 +116,8 @@ static int from_run(const writers_spec *w, double **rb, double **rc, long *rn, c
     return -1;
   }
   if (tr.nwrites == 0) {
-    snprintf(err, errlen, "%s: no writes in it (a FERRY_TRACE of a run that wrote, or a FERRY_STATS_JSON record)",
-             w->path);
+    snprintf(err, errlen, "%s:%s: no writes in it (a FERRY_TRACE of a run that wrote, or a FERRY_STATS_JSON record)",
+             kind, w->path);
     trace_free(&tr);
     return -1;
   }

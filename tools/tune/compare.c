@@ -78,9 +78,12 @@ int tune_compare(tune_run_cfg *run, const char *hints_file, int rounds, int nati
         probe.warmup = 0;
         tune_run_out o;
         if (tune_run(&probe, 1, fixed, 600, &o) != 0) {
-            fprintf(stderr, "ferry-tune: --compare: the workload does not run under ferry's defaults: %s\n", o.err);
+            fprintf(stderr, "ferry-tune: --compare: %s: %s\n",
+                    o.refused ? "ferry-bench refused the workload (the pattern or its options after --)"
+                              : "the workload does not run under ferry's defaults", o.err);
+            int rc = o.refused ? 2 : 1;
             tune_run_out_free(&o);
-            return 1;
+            return rc;
         }
         run->reps = tune_auto_reps(o.cost, o.wall);
         tune_run_out_free(&o);

@@ -206,8 +206,12 @@ static int probe(tune_run_cfg *run, tune_facts *f, tune_run_out *keep, double *b
     if (run->fixed[0])
         snprintf(fixed, sizeof fixed, "*:%s", run->fixed);
     if (tune_run(&one, 1, fixed, timeout, keep) != 0) {
-        fprintf(stderr, "ferry-tune: the workload does not run under ferry's defaults: %s\n", keep->err);
-        return -1;
+        if (keep->refused)
+            fprintf(stderr, "ferry-tune: ferry-bench refused the workload (the pattern or its options after --): %s\n",
+                    keep->err);
+        else
+            fprintf(stderr, "ferry-tune: the workload does not run under ferry's defaults: %s\n", keep->err);
+        return keep->refused ? -2 : -1;
     }
     const json_t *last = keep->last;
     snprintf(f->ferry, sizeof f->ferry, "%s", tj_str(last, "ferry", "ferry not loaded?"));
@@ -614,8 +618,9 @@ int main(int argc, char **argv)
     if (!quiet)
         fprintf(stderr, "ferry-tune: probing the workload under ferry's defaults\n");
     /* the probes count against the budget too: none may outlive it */
-    if (probe(&run, &facts, &probe_out, &bytes, budget) != 0)
-        return 1;
+    int rc = probe(&run, &facts, &probe_out, &bytes, budget);
+    if (rc != 0)
+        return rc == -2 ? 2 : 1; /* a usage error, as ferry-bench's */
     if (run.reps == 0) {
         run.reps = tune_auto_reps(facts.probe_cost, facts.probe_wall);
         if (!quiet)

@@ -523,7 +523,8 @@ int tune_proxy_from_file(const char *path, int record, tune_proxy *p, char *err,
         }
     }
     snprintf(p->file, sizeof p->file, "%s", file);
-    /* per direction: the mean over the file's records that have that direction */
+    /* per direction: the mean over the file's records that have that
+     * direction; a record counts once however many directions it gives */
     for (int d = 0; d < 2; d++) {
         int k = 0;
         tune_shape sum;
@@ -551,7 +552,14 @@ int tune_proxy_from_file(const char *path, int record, tune_proxy *p, char *err,
             if (r > p->ranks)
                 p->ranks = r;
             k++;
-            p->records++;
+            /* once per record: with its writes, or with its reads when it has none */
+            int first = d == 0;
+            if (!first) {
+                tune_shape w;
+                tune_shape_of_record(rs.recs[i], 1, &w);
+                first = !w.present;
+            }
+            p->records += first;
         }
         if (k > 1) {
             sum.calls /= k, sum.bytes /= k;

@@ -182,6 +182,28 @@ static void tail(const char *path, char *out, size_t len)
     free(text);
 }
 
+/* ferry-bench's own message in the stderr file (its lines start with its
+ * name: "ferry-bench ior: unknown option ..."), which MPI's text about the
+ * job's end follows; 1 if there is one. */
+static int bench_said(const char *path, char *out, size_t len)
+{
+    char *text = tj_read_file(path, NULL);
+    if (!text)
+        return 0;
+    int found = 0;
+    for (char *line = text, *nl; line && *line && !found; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (!strncmp(line, "ferry-bench", 11) && (line[11] == ':' || line[11] == ' ')) {
+            snprintf(out, len, "%s", line);
+            found = 1;
+        }
+    }
+    free(text);
+    return found;
+}
+
 /* ferry warns on rank 0 when it ignores a hint: a candidate the tuner got wrong */
 static int ignored_hint(const char *path, char *why, size_t len)
 {
@@ -351,10 +373,16 @@ int tune_run(const tune_run_cfg *c, int preload, const char *hints, double timeo
         snprintf(out->err, sizeof out->err, "ferry ignored a hint: %s", why);
     else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || n == 0) {
         char t[700] = "";
-        tail(errpath, t, sizeof t);
-        snprintf(out->err, sizeof out->err, "%s (exit status %d)%s%s",
-                 n == 0 ? "no repetition record" : "the run failed",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, *t ? ":\n" : "", t);
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        if (n == 0 && bench_said(errpath, t, sizeof t)) {
+            /* its own words, not the launcher's about how the job ended */
+            out->refused = code == 2; /* ferry-bench's usage errors */
+            snprintf(out->err, sizeof out->err, "%s (exit status %d)", t, code);
+        } else {
+            tail(errpath, t, sizeof t);
+            snprintf(out->err, sizeof out->err, "%s (exit status %d)%s%s",
+                     n == 0 ? "no repetition record" : "the run failed", code, *t ? ":\n" : "", t);
+        }
     } else {
         out->ok = 1;
         out->reps = n;

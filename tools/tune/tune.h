@@ -65,6 +65,7 @@ typedef struct {
     double wall;               /* seconds the launch took */
     json_t *last;              /* the last JSON line (for the probes) */
     int have_last;
+    int refused;               /* ferry-bench refused its arguments (exit status 2): err is its message */
     char err[1024];
 } tune_run_out;
 
