@@ -8,7 +8,8 @@
 #   shared-tcp  Open MPI over TCP (no window: the pointer's hidden file)
 #   size        on DIR (default /tmp) and, where it is mounted, on the
 #               GlusterFS testbed (scripts/pfs.sh: caches not coherent)
-# Prints per cell the medians of the write and read phases' I/O seconds, the
+# Prints per cell the medians of the write and read phases' I/O seconds (size:
+# all its calls in the first column), the
 # ratio to the first ferry configuration, and a one-sided exact
 # Mann-Whitney p-value that ferry is slower than before (bench/learn_goal.py).
 #   bench/filestate.sh [ROUNDS] [DIR]
@@ -62,7 +63,7 @@ run() { # "build cell dir tcp":config round
   local pat=${cell%-tcp} args=(-n 5000)
   [ "$pat" = size ] && args=(-n 300)
   launch "$b" "$lib" "$tcp" "build/$b/bin/ferry-bench" "$pat" "${args[@]}" -o "$d/ferry-filestate.$$.$b" |
-    awk -v k="$b $cell $d $c" '$2 == "write" { w = $6 } $2 == "read" { r = $6 }
+    awk -v k="$b $cell $d $c" '$2 == "write" { w = $6 } $2 == "read" { r = $6 } $2 == "size" { w = $5; r = 0 }
       /verify .*FAILED/ { bad = 1 }
       END { if (bad || w == "" || r == "") print "filestate: " k ": failed" > "/dev/stderr"; else print k, w, r }' \
     >>"$out/all"

@@ -64,7 +64,7 @@ typedef struct {
     void (*run)(fb_ctx *c, int rep); /* one repetition: write and/or read, timed */
     const char *unavailable;       /* non-NULL: why this pattern cannot run in this build */
     const char *elsewhere;         /* non-NULL: the program that runs it instead (beside this one) */
-    int no_data;                   /* moves no bytes: its line is one "open" phase of opens and closes */
+    const char *no_data;           /* moves no bytes: its one line, of this name, times open, calls, close */
 } fb_pattern;
 
 struct fb_ctx {

@@ -184,12 +184,12 @@ static void report_text(fb_ctx *c, int rep)
                "MiB/s", "io MiB/s");
         free(b.s);
     }
-    if (c->pat->no_data) /* opens and closes only: no bytes, no bandwidth */
-        printf("  %3d  %-5s  %10s  %9.5f  %9.5f  %9.5f  %10s  %10s\n", rep, "open", "-", c->t_max[FB_OPEN_W],
+    if (c->pat->no_data) /* calls that move no bytes: no bandwidth */
+        printf("  %3d  %-5s  %10s  %9.5f  %9.5f  %9.5f  %10s  %10s\n", rep, c->pat->no_data, "-", c->t_max[FB_OPEN_W],
                c->t_max[FB_WRITE], c->t_max[FB_CLOSE_W], "-", "-");
     else if (c->did_write)
         text_line(c, rep, "write", c->t_max + FB_OPEN_W, c->bytes_w);
-    if (c->did_read)
+    if (c->did_read && !c->pat->no_data)
         text_line(c, rep, "read", c->t_max + FB_OPEN_R, c->bytes_r);
     char sz[32];
     ferry_size_human((double)c->v.checked, sz, sizeof sz);

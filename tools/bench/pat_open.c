@@ -74,5 +74,5 @@ const fb_pattern fb_pat_open = {
     .reset = reset,
     .check = check,
     .run = run,
-    .no_data = 1,
+    .no_data = "open",
 };
