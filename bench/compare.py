@@ -28,7 +28,9 @@ romio_cb_read enable, with the cb_nodes and cb_buffer_size ferry's two-phase
 takes in the same build and file system, which ferry itself reports before
 the rounds) and forced off (romio321-nocb, romio-nocb: disable, so ROMIO's
 independent path with its data sieving), through a ROMIO hints file
-(ROMIO_HINTS).
+(ROMIO_HINTS). Each ferry strategy's xlike is its ratio to the native that
+does the same: twophase and local against -cb, independent against -nocb,
+auto against the better of the two.
 
 When the emulated cluster (scripts/cluster.sh, docs/cluster.md) is up, its
 sharded volume (--cluster-volume dist: the plain one) joins as
@@ -63,6 +65,10 @@ STRATEGIES = ["independent", "twophase", "local", "auto"]
 # ROMIO of either build (as it chooses, collective buffering forced on,
 # forced off); OMPIO is Open MPI's
 NATIVES = ["romio", "ompio", "romio-cb", "romio-nocb"]
+# the native each ferry strategy is measured against (xlike): ROMIO with
+# collective buffering on (cb), off (nocb), or the better of the two
+LIKE = {"ferry-twophase": ("cb",), "ferry-local": ("cb",), "ferry-independent": ("nocb",),
+        "ferry-auto": ("cb", "nocb"), "ferry-rules": ("cb", "nocb")}
 HACC_BYTES = 7 * 4 + 8 + 2  # per particle: 7 float32, an int64, a uint16
 BT_POINT = 40               # 5 doubles per grid point
 
@@ -543,7 +549,9 @@ def ferry_choice(rec):
 
 
 def summarize(runs):
-    """Medians per (build, fs, experiment, config) and the two ratios."""
+    """Medians per (build, fs, experiment, config) and the ratios: against
+    the limit (x_limit), the best native (x_native) and, for ferry's
+    strategies, the like-for-like native (x_like; LIKE; which one: like)."""
     groups = {}
     for r in runs:
         for rec in r["records"]:  # a failed launch still counts for the experiments it finished
@@ -577,16 +585,22 @@ def summarize(runs):
                              "cpu_cluster": round(statistics.median(own), 3) if own else None}
             row["limits"]["bound"] = bound_by(row["limits"])
         rows.append(row)
-    # ratios: against the limit and the best native of the same build, fs, experiment
+    # ratios: against the limit, the best native and the like-for-like
+    # native of the same build, fs, experiment
     for row in rows:
         peers = [x for x in rows if (x["build"], x["fs"], x["exp"]) == (row["build"], row["fs"], row["exp"])]
+        want = LIKE.get(row["config"], ()) if row["kind"] == "ferry" else ()
         for op in ("write", "read"):
             if op not in row:
                 continue
             lim = [x[op]["median"] for x in peers if x["kind"] == "limit" and op in x]
             nat = [x[op]["median"] for x in peers if x["kind"] == "native" and op in x]
+            like = [x for x in peers if x["kind"] == "native" and op in x and like_mode(x["config"]) in want]
+            best = max(like, key=lambda x: x[op]["median"]) if like else None
             row[op]["x_limit"] = row[op]["median"] / lim[0] if lim else None
             row[op]["x_native"] = row[op]["median"] / max(nat) if nat else None
+            row[op]["x_like"] = row[op]["median"] / best[op]["median"] if best else None
+            row[op]["like"] = best["config"] if best else None
     return rows
 
 
@@ -675,9 +689,23 @@ def cfg_kind(name):
     return "limit" if name == "fpp-posix" else "ferry" if name.startswith("ferry-") else "native"
 
 
+def like_legend(rs, quote=lambda n: n):
+    """Which native each ferry strategy's xlike is against, by the names of
+    this build's ROMIO configurations with collective buffering forced."""
+    name = {m: next((quote(r["config"]) for r in rs if like_mode(r["config"]) == m), f"ROMIO-{m} (not run)")
+            for m in ("cb", "nocb")}
+    return (f"ferry-twophase and ferry-local against {name['cb']} (ROMIO's two-phase forced on, with ferry's "
+            f"cb_nodes and cb_buffer_size), ferry-independent against {name['nocb']} (collective buffering off: "
+            f"ROMIO's independent path with its data sieving), ferry-auto against the better of the two")
+
+
 def table(rows, exp_order, rounds):
-    def num(v, fmt):
-        return fmt.format(v) if v is not None else "-"
+    def num(v, width, prec):
+        return f"{v:{width}.{prec}f}" if v is not None else f"{'-':>{width}}"
+
+    def op_cells(m):
+        return (f"{num(m.get('median'), 9, 1)} {num(m.get('x_limit'), 6, 2)} {num(m.get('x_native'), 6, 2)} "
+                f"{num(m.get('x_like'), 6, 2)}")
     lines = []
     keyed = {}
     for r in rows:
@@ -685,19 +713,17 @@ def table(rows, exp_order, rounds):
     for (b, fs), rs in keyed.items():
         ranks = rs[0]["ranks"]
         lines.append(f"== {b}, {ranks} ranks, {fs}: medians of {rounds} rounds, MiB/s; "
-                     f"xlim = / file-per-process POSIX, xnat = / best native MPI-IO")
-        lines.append(f"{'experiment':<12} {'config':<18} {'write':>9} {'xlim':>6} {'xnat':>6} "
-                     f"{'read':>9} {'xlim':>6} {'xnat':>6}  ferry chose (write/read)")
+                     f"xlim = / file-per-process POSIX, xnat = / best native MPI-IO, xlike = / like-for-like native")
+        lines.append(f"   xlike: {like_legend(rs)}")
+        lines.append(f"{'experiment':<12} {'config':<18} {'write':>9} {'xlim':>6} {'xnat':>6} {'xlike':>6} "
+                     f"{'read':>9} {'xlim':>6} {'xnat':>6} {'xlike':>6}  ferry chose (write/read)")
         rs.sort(key=lambda r: (exp_order.get(r["exp"], 99), r["_order"]))
         last = None
         for r in rs:
-            w, rd = r.get("write", {}), r.get("read", {})
             ch = r["ferry_choice"]
             chose = "/".join(ch[op]["strategy"] if op in ch else "-" for op in ("write", "read")) if ch else ""
             lines.append(f"{r['exp'] if r['exp'] != last else '':<12} {r['config']:<18} "
-                         f"{num(w.get('median'), '{:9.1f}')} {num(w.get('x_limit'), '{:6.2f}')} "
-                         f"{num(w.get('x_native'), '{:6.2f}')} {num(rd.get('median'), '{:9.1f}')} "
-                         f"{num(rd.get('x_limit'), '{:6.2f}')} {num(rd.get('x_native'), '{:6.2f}')}  {chose}"
+                         f"{op_cells(r.get('write', {}))} {op_cells(r.get('read', {}))}  {chose}"
                          + (f"  [{limits_text(r)}]" if r.get("limits") else ""))
             last = r["exp"]
         lines.append("")
@@ -721,15 +747,16 @@ def markdown(rows, exp_order, rounds, mach, command, plots, notes):
         lims = any(r.get("limits") for r in rs)
         out += [f"## {b} ({mpi}), {rs[0]['ranks']} ranks, `{fs}`", "",
                 f"Medians of {rounds} rounds in MiB/s (min–max in results.json). ×limit: against file-per-process "
-                "POSIX of the same bytes; ×native: against the best native MPI-IO."
+                "POSIX of the same bytes; ×native: against the best native MPI-IO; ×like: against the "
+                f"like-for-like native: {like_legend(rs, lambda n: f'`{n}`')}."
                 + (" limited by: the busiest link's use of its rate in its busiest second, the host's CPU use "
                    "and (in parentheses) the cluster's own processes' share of it over the experiment, medians "
                    "over the rounds, write and read together (network at 75% of a link or more, cpu at 85% or "
                    "more)."
                    if lims else ""), "",
-                "| experiment | config | write | ×limit | ×native | read | ×limit | ×native | ferry chose (write / read) |"
-                + (" limited by |" if lims else ""),
-                "|---|---|---:|---:|---:|---:|---:|---:|---|" + ("---|" if lims else "")]
+                "| experiment | config | write | ×limit | ×native | ×like | read | ×limit | ×native | ×like "
+                "| ferry chose (write / read) |" + (" limited by |" if lims else ""),
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|" + ("---|" if lims else "")]
         rs.sort(key=lambda r: (exp_order.get(r["exp"], 99), r["_order"]))
         for r in rs:
             w, rd = r.get("write", {}), r.get("read", {})
@@ -738,8 +765,9 @@ def markdown(rows, exp_order, rounds, mach, command, plots, notes):
             chose = " / ".join(f"{ch[op]['strategy']} ({ch[op]['reason']})" if op in ch else "-"
                                for op in ("write", "read")) if ch else ""
             out.append(f"| {r['exp']} | {r['config']} | {f(w.get('median'))} | {f(w.get('x_limit'), 2)} | "
-                       f"{f(w.get('x_native'), 2)} | {f(rd.get('median'))} | {f(rd.get('x_limit'), 2)} | "
-                       f"{f(rd.get('x_native'), 2)} | {chose} |" + (f" {limits_text(r)} |" if lims else ""))
+                       f"{f(w.get('x_native'), 2)} | {f(w.get('x_like'), 2)} | {f(rd.get('median'))} | "
+                       f"{f(rd.get('x_limit'), 2)} | {f(rd.get('x_native'), 2)} | {f(rd.get('x_like'), 2)} | "
+                       f"{chose} |" + (f" {limits_text(r)} |" if lims else ""))
         out.append("")
     if plots:
         out += ["## Plots", ""] + [f"- [{os.path.basename(p)}]({os.path.basename(p)})" for p in plots] + [""]
