@@ -692,8 +692,10 @@ def cfg_kind(name):
 def like_legend(rs, quote=lambda n: n):
     """Which native each ferry strategy's xlike is against, by the names of
     this build's ROMIO configurations with collective buffering forced."""
-    name = {m: next((quote(r["config"]) for r in rs if like_mode(r["config"]) == m), f"ROMIO-{m} (not run)")
-            for m in ("cb", "nocb")}
+    name = {m: next((quote(r["config"]) for r in rs if like_mode(r["config"]) == m), None) for m in ("cb", "nocb")}
+    if not any(name.values()):
+        return "no ROMIO with collective buffering forced in this run (--natives romio-cb,romio-nocb)"
+    name = {m: n or f"ROMIO-{m} (not run)" for m, n in name.items()}
     return (f"ferry-twophase and ferry-local against {name['cb']} (ROMIO's two-phase forced on, with ferry's "
             f"cb_nodes and cb_buffer_size), ferry-independent against {name['nocb']} (collective buffering off: "
             f"ROMIO's independent path with its data sieving), ferry-auto against the better of the two")

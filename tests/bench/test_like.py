@@ -220,6 +220,13 @@ class Tables(unittest.TestCase):
                 self.assertEqual(len(line[:end].rstrip()), end, (cfg, line))
                 self.assertEqual(line[end], " ", (cfg, line))
 
+    def test_legend_without_like_natives(self):
+        rows = [r for r in self.rows if not compare.like_mode(r["config"])]
+        text = compare.table(rows, {"tile": 0}, 3)
+        self.assertIn("xlike: no ROMIO with collective buffering forced in this run", text)
+        only_cb = [r for r in self.rows if compare.like_mode(r["config"]) != "nocb"]
+        self.assertIn("ferry-independent against ROMIO-nocb (not run)", compare.table(only_cb, {"tile": 0}, 3))
+
     def test_markdown(self):
         mach = {"date": "d", "cpu": "c", "cores": 2, "memory": "m", "arch": "a", "kernel": "k",
                 "filesystems": {"/dev/shm": "tmpfs"}, "commit": "x", "load_before": [0], "load_after": [0]}
