@@ -749,7 +749,8 @@ def markdown(rows, exp_order, rounds, mach, command, plots, notes):
         lims = any(r.get("limits") for r in rs)
         out += [f"## {b} ({mpi}), {rs[0]['ranks']} ranks, `{fs}`", "",
                 f"Medians of {rounds} rounds in MiB/s (min–max in results.json). ×limit: against file-per-process "
-                "POSIX of the same bytes; ×native: against the best native MPI-IO; ×like: against the "
+                "POSIX of the same bytes; ×native: against the best native MPI-IO configuration (the forced ROMIOs "
+                "too); ×like: against the "
                 f"like-for-like native: {like_legend(rs, lambda n: f'`{n}`')}."
                 + (" limited by: the busiest link's use of its rate in its busiest second, the host's CPU use "
                    "and (in parentheses) the cluster's own processes' share of it over the experiment, medians "
