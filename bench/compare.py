@@ -22,6 +22,16 @@ against the best native MPI-IO of the same build, file system and run. Every
 number comes from ferry-bench's --json records of this run; nothing is
 assumed. Bandwidth counts open, I/O and close, as IOR does.
 
+Like for like: ROMIO (3.2.1 in Open MPI, MPICH's own) also runs with
+collective buffering forced on (romio321-cb, romio-cb: romio_cb_write and
+romio_cb_read enable, with the cb_nodes and cb_buffer_size ferry's two-phase
+takes in the same build and file system, which ferry itself reports before
+the rounds) and forced off (romio321-nocb, romio-nocb: disable, so ROMIO's
+independent path with its data sieving), through a ROMIO hints file
+(ROMIO_HINTS). Each ferry strategy's xlike is its ratio to the native that
+does the same: twophase and local against -cb, independent against -nocb,
+auto against the better of the two.
+
 When the emulated cluster (scripts/cluster.sh, docs/cluster.md) is up, its
 sharded volume (--cluster-volume dist: the plain one) joins as
 `cluster:/mnt/ferry-cluster/shard` (--cluster: only it, at sizes for its
@@ -37,6 +47,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import statistics
@@ -51,13 +62,49 @@ KiB, MiB = 1024, 1024 * 1024
 CLUSTER_SH = os.path.join(ROOT, "scripts", "cluster.sh")
 CLUSTER_PREFIX = "cluster:"
 STRATEGIES = ["independent", "twophase", "local", "auto"]
-NATIVES = ["romio", "ompio"]  # ROMIO of either build; OMPIO is Open MPI's
+# ROMIO of either build (as it chooses, collective buffering forced on,
+# forced off); OMPIO is Open MPI's
+NATIVES = ["romio", "ompio", "romio-cb", "romio-nocb"]
+# the native each ferry strategy is measured against (xlike): ROMIO with
+# collective buffering on (cb), off (nocb), or the better of the two
+LIKE = {"ferry-twophase": ("cb",), "ferry-local": ("cb",), "ferry-independent": ("nocb",),
+        "ferry-auto": ("cb", "nocb"), "ferry-rules": ("cb", "nocb")}
 HACC_BYTES = 7 * 4 + 8 + 2  # per particle: 7 float32, an int64, a uint16
 BT_POINT = 40               # 5 doubles per grid point
 
 
 def size_name(n):
     return f"{n // MiB}m" if n % MiB == 0 else f"{n // KiB}k" if n % KiB == 0 else str(n)
+
+
+def like_mode(config):
+    """"cb" or "nocb" for a ROMIO configuration with collective buffering
+    forced on or off (romio321-cb, romio-nocb, romio321-cb4), else None."""
+    m = re.fullmatch(r"romio(?:321)?-(cb|nocb)\d*", config)
+    return m.group(1) if m else None
+
+
+def romio_hints_text(mode, cb_nodes=0, cb_buffer=0, hosts=1):
+    """A ROMIO hints file (ROMIO_HINTS: one "key value" a line). cb: two-phase
+    forced on with cb_nodes aggregators of cb_buffer bytes, spread evenly
+    over the hosts ROMIO sees (its cb_config_list "*:*" would fill the first
+    host's ranks before the next host's); nocb: forced off, so ROMIO's
+    independent path, which sieves noncontiguous accesses by default."""
+    if mode == "nocb":
+        return "romio_cb_write disable\nromio_cb_read disable\n"
+    per_host = -(-cb_nodes // max(1, hosts))
+    return (f"romio_cb_write enable\nromio_cb_read enable\ncb_nodes {cb_nodes}\n"
+            f"cb_buffer_size {cb_buffer}\ncb_config_list *:{per_host}\n")
+
+
+def write_romio_hints(out, mode, cb_nodes=0, cb_buffer=0, hosts=1):
+    """The hints file of romio_hints_text in the directory out; its path."""
+    name = ("romio_hints-nocb" if mode == "nocb" else
+            f"romio_hints-cb{cb_nodes}-{size_name(cb_buffer)}" + (f"-on{hosts}" if hosts > 1 else ""))
+    path = os.path.join(out, name)
+    with open(path, "w") as f:
+        f.write(romio_hints_text(mode, cb_nodes, cb_buffer, hosts))
+    return path
 
 
 class Exp:
@@ -129,12 +176,12 @@ PROFILES = {
 class Build:
     """A ferry build directory: its MPI flavour, launcher, ferry-bench, libferry."""
 
-    def __init__(self, path, ranks_by_flavor, aggregators=0, cb_buffer=16 * MiB, romio_hints=None,
+    def __init__(self, path, ranks_by_flavor, aggregators=0, cb_buffer=16 * MiB,
                  strategies=STRATEGIES, natives=NATIVES, learn_store=None, rules=False):
         self.path = os.path.abspath(path)
         self.strategies, self.natives = strategies, natives
         # --aggregators: two-phase against two-phase, same aggregator count and buffer
-        self.aggs, self.cb, self.romio_hints = aggregators, cb_buffer, romio_hints
+        self.aggs, self.cb = aggregators, cb_buffer
         # --learn-store: where auto keeps what it learns (FERRY_LEARN_CACHE); --rules: auto without learning too
         self.learn_store, self.rules = learn_store, rules
         cache = {}
@@ -154,19 +201,19 @@ class Build:
                 sys.exit(f"compare: {f} is missing: build first (make build)")
 
     def configs(self):
+        """(name, kind, detail): detail is ferry's strategy[:more hints], or
+        the native's io component (romio321, ompio; romio for MPICH's own)
+        with :cb or :nocb for ROMIO's collective buffering forced on or off."""
         cfgs = [("fpp-posix", "limit", None)]
+        romio = "romio321" if self.flavor == "openmpi" else "romio"
         if self.aggs:
             n = self.aggs
-            if self.flavor == "openmpi":
-                cfgs += [(f"ompio-agg{n}", "native", "ompio"), (f"romio321-cb{n}", "native", "romio321")]
-            else:
-                cfgs += [(f"romio-cb{n}", "native", None)]
-            return cfgs + [("ferry-twophase", "ferry", "twophase")]
-        if self.flavor == "openmpi":
-            cfgs += [("ompio", "native", "ompio")] if "ompio" in self.natives else []
-            cfgs += [("romio321", "native", "romio321")] if "romio" in self.natives else []
-        elif "romio" in self.natives:
-            cfgs += [("romio", "native", None)]
+            cfgs += [(f"ompio-agg{n}", "native", "ompio")] if self.flavor == "openmpi" else []
+            return cfgs + [(f"{romio}-cb{n}", "native", f"{romio}:cb"), ("ferry-twophase", "ferry", "twophase")]
+        if self.flavor == "openmpi" and "ompio" in self.natives:
+            cfgs += [("ompio", "native", "ompio")]
+        cfgs += [(romio, "native", romio)] if "romio" in self.natives else []
+        cfgs += [(f"{romio}-{m}", "native", f"{romio}:{m}") for m in ("cb", "nocb") if f"romio-{m}" in self.natives]
         cfgs += [(f"ferry-{s}", "ferry", s) for s in self.strategies]
         return cfgs + ([("ferry-rules", "ferry", "auto:ferry_learn=off")] if self.rules else [])
 
@@ -175,11 +222,15 @@ class Build:
         builds (MPICH on its 5.0.2 runtime there, docs/cluster.md)."""
         return cluster_slots if fs.startswith(CLUSTER_PREFIX) else self.ranks
 
-    def command(self, cfg, exps, workdir, rpn, cluster_ranks=0, cluster_ppn=0):
+    def command(self, cfg, exps, workdir, rpn, cluster_ranks=0, cluster_ppn=0, romio_hints=None, display=False):
         """One launch of a configuration: an unmeasured warm-up, then every
         experiment in turn (ferry-bench --then), so MPI starts once per round.
-        With cluster_ranks, across the emulated cluster's nodes."""
+        With cluster_ranks, across the emulated cluster's nodes. romio_hints:
+        {"cb": path, "nocb": path}, the ROMIO hints files of the natives with
+        collective buffering forced. display: ferry prints its hints at each
+        open (FERRY_HINTS_DISPLAY; ferry_cb_hints reads them)."""
         name, kind, detail = cfg
+        component, _, forced = (detail or "").partition(":")
         ranks = cluster_ranks or self.ranks
         if cluster_ranks:
             # cluster.sh sets the launcher, interfaces and transports; ferry
@@ -187,7 +238,7 @@ class Build:
             cmd = ["bash", CLUSTER_SH, "mpirun", self.flavor, "-n", str(ranks)]
             if self.flavor == "openmpi":
                 if kind == "native":
-                    cmd += ["--mca", "io", detail]
+                    cmd += ["--mca", "io", component]
                 setenv = lambda k, v: ["-x", f"{k}={v}"]
             else:
                 setenv = lambda k, v: ["-genv", k, v]
@@ -197,16 +248,16 @@ class Build:
             cmd = [self.mpiexec, "--oversubscribe", "-n", str(self.ranks), "--mca", "pml", "ob1",
                    "--mca", "btl", "self,vader"]
             if kind == "native":
-                cmd += ["--mca", "io", detail]
-                if self.aggs and detail == "ompio":
+                cmd += ["--mca", "io", component]
+                if self.aggs and component == "ompio":
                     cmd += ["--mca", "io_ompio_num_aggregators", str(self.aggs),
                             "--mca", "io_ompio_bytes_per_agg", str(self.cb)]
             setenv = lambda k, v: ["-x", f"{k}={v}"]
         else:
             cmd = [self.mpiexec, "-n", str(self.ranks)]
             setenv = lambda k, v: ["-genv", k, v]
-        if kind == "native" and self.aggs and detail != "ompio":
-            cmd += setenv("ROMIO_HINTS", self.romio_hints)
+        if kind == "native" and forced:
+            cmd += setenv("ROMIO_HINTS", romio_hints[forced])
         if kind == "ferry":
             cmd += setenv("LD_PRELOAD", self.lib)
             strategy, _, more = detail.partition(":")
@@ -219,6 +270,8 @@ class Build:
             cmd += setenv("FERRY_HINTS", hints)
             if rpn:
                 cmd += setenv("FERRY_RANKS_PER_NODE", str(rpn))
+            if display:
+                cmd += setenv("FERRY_HINTS_DISPLAY", "1")
         # the warm-up takes the process's one-time start-up (OMPIO loads its
         # components at the first open, ferry sets itself up): not measured
         warm = ["-a", "posix", "-F"] if kind == "limit" else ["-c"]
@@ -237,9 +290,54 @@ class Build:
         return r.returncode == 0
 
 
+def ferry_cb_hints(lines):
+    """cb_nodes and cb_buffer_size from the first of ferry's hints displays
+    (FERRY_HINTS_DISPLAY, on standard error): the aggregators its two-phase
+    takes (source "derived") and its collective buffer, or None where it
+    shows none."""
+    got = {}
+    for line in lines:
+        f = line.split()
+        if len(f) >= 2 and f[0] in ("cb_nodes", "cb_buffer_size") and f[0] not in got and f[1].isdigit():
+            got[f[0]] = int(f[1])
+    return got if len(got) == 2 else None
+
+
+def like_settings(b, out, workdir, rpn, cluster_ranks, cluster_ppn, hosts, env, timeout):
+    """What the natives with collective buffering forced get in one build and
+    file system: the cb_nodes and cb_buffer_size of ferry's two-phase there
+    (--aggregators gives both sides the same; otherwise ferry is asked: one
+    launch of ferry-twophase's warm-up that displays its hints, since its
+    aggregators follow the nodes and the file system's stripes), and the
+    ROMIO hints files. hosts: the hosts ROMIO sees (cb_config_list)."""
+    if b.aggs:
+        cb_nodes, buf, source = b.aggs, b.cb, "--aggregators and --cb-buffer-size, as ferry-twophase"
+    else:
+        cmd = b.command(("ferry-twophase", "ferry", "twophase"), [], workdir, rpn, cluster_ranks, cluster_ppn,
+                        display=True)
+        status, _, err = launch(cmd, env, timeout)
+        got = ferry_cb_hints(err.splitlines()) if status == 0 else None
+        if got:
+            cb_nodes, buf = got["cb_nodes"], got["cb_buffer_size"]
+            source = "ferry-twophase's, from its hints display"
+        else:
+            per = cluster_ppn or rpn
+            cb_nodes, buf = (-(-(cluster_ranks or b.ranks) // per) if per else 1), 16 * MiB
+            source = f"ferry's hints display failed ({status}): one aggregator per node and 16 MiB assumed"
+            sys.stderr.write(f"compare: {b.name}: ferry-twophase's hints display failed ({status}): {' '.join(cmd)}\n"
+                             + "\n".join(err.strip().splitlines()[-8:]) + "\n")
+    files = {"cb": write_romio_hints(out, "cb", cb_nodes, buf, hosts), "nocb": write_romio_hints(out, "nocb")}
+    return {"cb_nodes": cb_nodes, "cb_buffer_size": buf, "source": source, "files": files,
+            "romio_hints": {m: romio_hints_text(m, cb_nodes, buf, hosts) for m in ("cb", "nocb")}}
+
+
 def run_env():
+    # FERRY_* and ROMIO's hints from the caller's environment would change
+    # what a configuration means (ferry reads ROMIO_HINTS too): only the
+    # driver's own settings go to the launches
     env = {k: v for k, v in os.environ.items()
-           if (not k.startswith("FERRY_") or k.startswith("FERRY_CLUSTER_")) and k != "LD_PRELOAD"}
+           if (not k.startswith("FERRY_") or k.startswith("FERRY_CLUSTER_"))
+           and k not in ("LD_PRELOAD", "ROMIO_HINTS", "ROMIO_PRINT_HINTS")}
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_btl_vader_single_copy_mechanism="none", OMPI_MCA_rmaps_base_oversubscribe="1",
                HYDRA_LAUNCHER="fork")
@@ -451,7 +549,9 @@ def ferry_choice(rec):
 
 
 def summarize(runs):
-    """Medians per (build, fs, experiment, config) and the two ratios."""
+    """Medians per (build, fs, experiment, config) and the ratios: against
+    the limit (x_limit), the best native (x_native) and, for ferry's
+    strategies, the like-for-like native (x_like; LIKE; which one: like)."""
     groups = {}
     for r in runs:
         for rec in r["records"]:  # a failed launch still counts for the experiments it finished
@@ -485,16 +585,22 @@ def summarize(runs):
                              "cpu_cluster": round(statistics.median(own), 3) if own else None}
             row["limits"]["bound"] = bound_by(row["limits"])
         rows.append(row)
-    # ratios: against the limit and the best native of the same build, fs, experiment
+    # ratios: against the limit, the best native and the like-for-like
+    # native of the same build, fs, experiment
     for row in rows:
         peers = [x for x in rows if (x["build"], x["fs"], x["exp"]) == (row["build"], row["fs"], row["exp"])]
+        want = LIKE.get(row["config"], ()) if row["kind"] == "ferry" else ()
         for op in ("write", "read"):
             if op not in row:
                 continue
             lim = [x[op]["median"] for x in peers if x["kind"] == "limit" and op in x]
             nat = [x[op]["median"] for x in peers if x["kind"] == "native" and op in x]
+            like = [x for x in peers if x["kind"] == "native" and op in x and like_mode(x["config"]) in want]
+            best = max(like, key=lambda x: x[op]["median"]) if like else None
             row[op]["x_limit"] = row[op]["median"] / lim[0] if lim else None
             row[op]["x_native"] = row[op]["median"] / max(nat) if nat else None
+            row[op]["x_like"] = row[op]["median"] / best[op]["median"] if best else None
+            row[op]["like"] = best["config"] if best else None
     return rows
 
 
@@ -583,9 +689,25 @@ def cfg_kind(name):
     return "limit" if name == "fpp-posix" else "ferry" if name.startswith("ferry-") else "native"
 
 
+def like_legend(rs, quote=lambda n: n):
+    """Which native each ferry strategy's xlike is against, by the names of
+    this build's ROMIO configurations with collective buffering forced."""
+    name = {m: next((quote(r["config"]) for r in rs if like_mode(r["config"]) == m), None) for m in ("cb", "nocb")}
+    if not any(name.values()):
+        return "no ROMIO with collective buffering forced in this run (--natives romio-cb,romio-nocb)"
+    name = {m: n or f"ROMIO-{m} (not run)" for m, n in name.items()}
+    return (f"ferry-twophase and ferry-local against {name['cb']} (ROMIO's two-phase forced on, with ferry's "
+            f"cb_nodes and cb_buffer_size), ferry-independent against {name['nocb']} (collective buffering off: "
+            f"ROMIO's independent path with its data sieving), ferry-auto against the better of the two")
+
+
 def table(rows, exp_order, rounds):
-    def num(v, fmt):
-        return fmt.format(v) if v is not None else "-"
+    def num(v, width, prec):
+        return f"{v:{width}.{prec}f}" if v is not None else f"{'-':>{width}}"
+
+    def op_cells(m):
+        return (f"{num(m.get('median'), 9, 1)} {num(m.get('x_limit'), 6, 2)} {num(m.get('x_native'), 6, 2)} "
+                f"{num(m.get('x_like'), 6, 2)}")
     lines = []
     keyed = {}
     for r in rows:
@@ -593,19 +715,17 @@ def table(rows, exp_order, rounds):
     for (b, fs), rs in keyed.items():
         ranks = rs[0]["ranks"]
         lines.append(f"== {b}, {ranks} ranks, {fs}: medians of {rounds} rounds, MiB/s; "
-                     f"xlim = / file-per-process POSIX, xnat = / best native MPI-IO")
-        lines.append(f"{'experiment':<12} {'config':<18} {'write':>9} {'xlim':>6} {'xnat':>6} "
-                     f"{'read':>9} {'xlim':>6} {'xnat':>6}  ferry chose (write/read)")
+                     f"xlim = / file-per-process POSIX, xnat = / best native MPI-IO, xlike = / like-for-like native")
+        lines.append(f"   xlike: {like_legend(rs)}")
+        lines.append(f"{'experiment':<12} {'config':<18} {'write':>9} {'xlim':>6} {'xnat':>6} {'xlike':>6} "
+                     f"{'read':>9} {'xlim':>6} {'xnat':>6} {'xlike':>6}  ferry chose (write/read)")
         rs.sort(key=lambda r: (exp_order.get(r["exp"], 99), r["_order"]))
         last = None
         for r in rs:
-            w, rd = r.get("write", {}), r.get("read", {})
             ch = r["ferry_choice"]
             chose = "/".join(ch[op]["strategy"] if op in ch else "-" for op in ("write", "read")) if ch else ""
             lines.append(f"{r['exp'] if r['exp'] != last else '':<12} {r['config']:<18} "
-                         f"{num(w.get('median'), '{:9.1f}')} {num(w.get('x_limit'), '{:6.2f}')} "
-                         f"{num(w.get('x_native'), '{:6.2f}')} {num(rd.get('median'), '{:9.1f}')} "
-                         f"{num(rd.get('x_limit'), '{:6.2f}')} {num(rd.get('x_native'), '{:6.2f}')}  {chose}"
+                         f"{op_cells(r.get('write', {}))} {op_cells(r.get('read', {}))}  {chose}"
                          + (f"  [{limits_text(r)}]" if r.get("limits") else ""))
             last = r["exp"]
         lines.append("")
@@ -629,15 +749,17 @@ def markdown(rows, exp_order, rounds, mach, command, plots, notes):
         lims = any(r.get("limits") for r in rs)
         out += [f"## {b} ({mpi}), {rs[0]['ranks']} ranks, `{fs}`", "",
                 f"Medians of {rounds} rounds in MiB/s (min–max in results.json). ×limit: against file-per-process "
-                "POSIX of the same bytes; ×native: against the best native MPI-IO."
+                "POSIX of the same bytes; ×native: against the best native MPI-IO configuration (the forced ROMIOs "
+                "too); ×like: against the "
+                f"like-for-like native: {like_legend(rs, lambda n: f'`{n}`')}."
                 + (" limited by: the busiest link's use of its rate in its busiest second, the host's CPU use "
                    "and (in parentheses) the cluster's own processes' share of it over the experiment, medians "
                    "over the rounds, write and read together (network at 75% of a link or more, cpu at 85% or "
                    "more)."
                    if lims else ""), "",
-                "| experiment | config | write | ×limit | ×native | read | ×limit | ×native | ferry chose (write / read) |"
-                + (" limited by |" if lims else ""),
-                "|---|---|---:|---:|---:|---:|---:|---:|---|" + ("---|" if lims else "")]
+                "| experiment | config | write | ×limit | ×native | ×like | read | ×limit | ×native | ×like "
+                "| ferry chose (write / read) |" + (" limited by |" if lims else ""),
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|" + ("---|" if lims else "")]
         rs.sort(key=lambda r: (exp_order.get(r["exp"], 99), r["_order"]))
         for r in rs:
             w, rd = r.get("write", {}), r.get("read", {})
@@ -646,8 +768,9 @@ def markdown(rows, exp_order, rounds, mach, command, plots, notes):
             chose = " / ".join(f"{ch[op]['strategy']} ({ch[op]['reason']})" if op in ch else "-"
                                for op in ("write", "read")) if ch else ""
             out.append(f"| {r['exp']} | {r['config']} | {f(w.get('median'))} | {f(w.get('x_limit'), 2)} | "
-                       f"{f(w.get('x_native'), 2)} | {f(rd.get('median'))} | {f(rd.get('x_limit'), 2)} | "
-                       f"{f(rd.get('x_native'), 2)} | {chose} |" + (f" {limits_text(r)} |" if lims else ""))
+                       f"{f(w.get('x_native'), 2)} | {f(w.get('x_like'), 2)} | {f(rd.get('median'))} | "
+                       f"{f(rd.get('x_limit'), 2)} | {f(rd.get('x_native'), 2)} | {f(rd.get('x_like'), 2)} | "
+                       f"{chose} |" + (f" {limits_text(r)} |" if lims else ""))
         out.append("")
     if plots:
         out += ["## Plots", ""] + [f"- [{os.path.basename(p)}]({os.path.basename(p)})" for p in plots] + [""]
@@ -667,8 +790,10 @@ def main():
     ap.add_argument("--strategies", default=",".join(STRATEGIES),
                     help="comma-separated ferry strategies to run (default: all of them)")
     ap.add_argument("--natives", default=",".join(NATIVES),
-                    help="comma-separated native MPI-IOs to run: romio (either build's), ompio (Open MPI's); "
-                         "default both")
+                    help="comma-separated native MPI-IOs to run: romio (either build's, as it chooses), ompio "
+                         "(Open MPI's), romio-cb and romio-nocb (ROMIO with collective buffering forced on, with "
+                         "ferry's cb_nodes and cb_buffer_size, and forced off: romio321-cb, romio-nocb, ...); "
+                         "default all")
     ap.add_argument("--ompi-ranks", type=int, default=8)
     ap.add_argument("--mpich-ranks", type=int, default=2)
     ap.add_argument("--ranks-per-node", type=int, default=0,
@@ -683,7 +808,7 @@ def main():
                     help="the cluster's sharded (Lustre-like) or plain distribute volume")
     ap.add_argument("--aggregators", type=int, default=0, metavar="N",
                     help="two-phase at equal aggregators: ferry-twophase on N virtual nodes (cb_nodes=N) against "
-                         "ROMIO two-phase forced on (ROMIO_HINTS: cb_nodes N, cb_config_list *:*) and OMPIO "
+                         "ROMIO two-phase forced on (ROMIO_HINTS: cb_nodes N, spread over the hosts) and OMPIO "
                          "(io_ompio_num_aggregators N), all with --cb-buffer-size")
     ap.add_argument("--cb-buffer-size", type=int, default=16 * MiB, help="collective buffer with --aggregators")
     ap.add_argument("--learn-store", metavar="PATH",
@@ -726,17 +851,10 @@ def main():
     env = run_env()
     a.out = os.path.abspath(a.out)
     os.makedirs(a.out, exist_ok=True)
-    romio_hints = None
-    if a.aggregators:
-        if a.aggregators < 1 or a.ranks_per_node:
-            sys.exit("compare: --aggregators takes N >= 1 and sets the virtual nodes itself (no --ranks-per-node)")
-        romio_hints = os.path.join(a.out, "romio_hints")
-        with open(romio_hints, "w") as f:
-            f.write(f"romio_cb_write enable\nromio_cb_read enable\ncb_nodes {a.aggregators}\n"
-                    f"cb_buffer_size {a.cb_buffer_size}\ncb_config_list *:*\n")
+    if a.aggregators and (a.aggregators < 1 or a.ranks_per_node):
+        sys.exit("compare: --aggregators takes N >= 1 and sets the virtual nodes itself (no --ranks-per-node)")
     builds = [Build(b, {"openmpi": a.ompi_ranks, "mpich": a.mpich_ranks}, a.aggregators, a.cb_buffer_size,
-                    romio_hints, strategies, natives,
-                    os.path.abspath(a.learn_store) if a.learn_store else None, a.rules)
+                    strategies, natives, os.path.abspath(a.learn_store) if a.learn_store else None, a.rules)
               for b in a.builds.split(",") if b]
     for b in builds:
         if a.aggregators and b.ranks % a.aggregators:
@@ -772,22 +890,39 @@ def main():
         print(f"compare: warning: the machine is busy (load {mach['load_before'][0]} on {os.cpu_count()} cores); "
               "the numbers will say more about the other jobs than about I/O", file=sys.stderr)
 
-    runs, failures = [], []
-    prog = Progress(len(plan))
+    runs, failures, like = [], [], {}
     workdirs = {fs: os.path.join(fs.removeprefix(CLUSTER_PREFIX), f"ferry-bench.{os.getpid()}") for fs in fs_list}
     for fs, d in workdirs.items():
         if fs.startswith(CLUSTER_PREFIX):
             cluster_exec("mkdir", "-p", d)
         else:
             os.makedirs(d, exist_ok=True)
+    prog = Progress(len(plan))
     try:
+        # ROMIO forced to two-phase takes the aggregators and buffer ferry's
+        # two-phase takes in the same build and file system
+        for b in builds:
+            if not any(like_mode(c[0]) for c in b.configs()):
+                continue
+            for fs in fs_list:
+                on_cluster = fs.startswith(CLUSTER_PREFIX)
+                ranks = b.ranks_on(fs, cluster_slots)
+                like[(b.name, fs)] = x = like_settings(
+                    b, a.out, workdirs[fs], pfs_ranks_per_node(fs, b.ranks, a.ranks_per_node),
+                    ranks if on_cluster else 0, cl_ppn if on_cluster else 0, cl_nodes if on_cluster else 1, env,
+                    min(a.timeout, a.cluster_timeout) if on_cluster else a.timeout)
+                note = (f"- {b.name}, `{fs}`: ROMIO forced to two-phase with cb_nodes {x['cb_nodes']} and "
+                        f"cb_buffer_size {x['cb_buffer_size']} ({x['source']})")
+                notes.append(note)
+                print("compare: " + note[2:].replace("`", ""), file=sys.stderr)
         for b, fs, rnd, cfg, bexps in plan:
             on_cluster = fs.startswith(CLUSTER_PREFIX)
             ranks = b.ranks_on(fs, cluster_slots)
             prog.show(f"{b.name} {ranks} ranks {fs} {cfg[0]} (round {rnd + 1}/{rounds}): "
                       + " ".join(e.name for e in bexps))
             cmd = b.command(cfg, bexps, workdirs[fs], pfs_ranks_per_node(fs, b.ranks, a.ranks_per_node),
-                            ranks if on_cluster else 0, cl_ppn if on_cluster else 0)
+                            ranks if on_cluster else 0, cl_ppn if on_cluster else 0,
+                            like.get((b.name, fs), {}).get("files"))
             t0 = time.time()
             status, recs, err = launch(cmd, env, min(a.timeout, a.cluster_timeout) if on_cluster else a.timeout,
                                        cluster_sample if on_cluster else None)
@@ -828,6 +963,8 @@ def main():
 
     result = {"tool": "bench/compare.py", "schema": 1, "profile": profile, "command": command,
               "machine": mach, "rounds": rounds, "notes": notes,
+              "like": [dict(build=k[0], fs=k[1], **{n: v for n, v in x.items() if n != "files"})
+                       for k, x in like.items()],
               "builds": [{"name": b.name, "dir": os.path.relpath(b.path, ROOT), "ranks": b.ranks,
                           "cluster_ranks": b.ranks_on(CLUSTER_PREFIX, cluster_slots) if cluster_slots else None,
                           "mpi": mpi_of.get(b.name, "")} for b in builds],

@@ -30,7 +30,11 @@ CONFIG_COLORS = {
     "fpp-posix": "#7f7f7f",          # grey: the limit
     "ompio": "#1f77b4",              # blues: the MPI libraries' own MPI-IO
     "romio321": "#17becf",
+    "romio321-cb": "#0b6e78",        # darker: collective buffering forced on
+    "romio321-nocb": "#9edae5",      # lighter: forced off
     "romio": "#6baed6",
+    "romio-cb": "#08519c",
+    "romio-nocb": "#c6dbef",
     "ferry-independent": "#2ca02c",  # ferry's strategies
     "ferry-twophase": "#d62728",
     "ferry-local": "#ff7f0e",
@@ -38,7 +42,8 @@ CONFIG_COLORS = {
 }
 SPARE = ["#8c564b", "#e377c2", "#bcbd22", "#393b79", "#637939", "#843c39"]
 # and one marker, so lines that coincide stay told apart
-CONFIG_MARKERS = {"fpp-posix": "s", "ompio": "^", "romio321": "v", "romio": "^", "ferry-independent": "o",
+CONFIG_MARKERS = {"fpp-posix": "s", "ompio": "^", "romio321": "v", "romio": "^", "romio321-cb": "<",
+                  "romio321-nocb": ">", "romio-cb": "<", "romio-nocb": ">", "ferry-independent": "o",
                   "ferry-twophase": "D", "ferry-local": "P", "ferry-auto": "X"}
 # what each configuration is, under every figure that shows it
 CONFIG_NOTES = {

@@ -33,9 +33,11 @@ def rows_for(build, configs):
     return rows
 
 
-NAMES = {"fpp-posix", "ompio", "romio", "ferry-independent", "ferry-twophase", "ferry-auto"}
-a = ["fpp-posix", "ompio", "ferry-independent", "ferry-twophase", "ferry-auto"]
-b = ["fpp-posix", "romio", "ferry-twophase", "ferry-independent"]  # another set, another order
+NAMES = {"fpp-posix", "ompio", "romio", "romio-cb", "romio-nocb", "romio321-cb", "ferry-independent",
+         "ferry-twophase", "ferry-auto"}
+a = ["fpp-posix", "ompio", "romio321-cb", "ferry-independent", "ferry-twophase", "ferry-auto"]
+b = ["fpp-posix", "romio", "romio-nocb", "ferry-twophase", "romio-cb", "ferry-independent"]  # another set, another order
+check(len(set(plots.CONFIG_COLORS.values())) == len(plots.CONFIG_COLORS), "two configurations share a colour")
 paths = plots.make_all(rows_for("openmpi", a) + rows_for("mpich", b), {"ior-8k": 0, "ior-64k": 1, "tile": 2},
                        sys.argv[2])
 check(len(paths) == 8, f"{len(paths)} plots, want 8")

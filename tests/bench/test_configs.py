@@ -1,7 +1,8 @@
 """Which configurations bench/compare.py launches per build: the limit, the
-natives asked for (--natives: ROMIO of either build, OMPIO of Open MPI's),
-then ferry's strategies asked for (--strategies). make demo's cluster part
-leaves OMPIO out (docs/cluster.md); nothing else may go with it."""
+natives asked for (--natives: ROMIO of either build as it chooses and with
+collective buffering forced on and off, OMPIO of Open MPI's), then ferry's
+strategies asked for (--strategies). make demo's cluster part leaves OMPIO
+and the forced ROMIOs out (docs/cluster.md); nothing else may go with it."""
 import os
 import sys
 import tempfile
@@ -37,10 +38,17 @@ class Configs(unittest.TestCase):
         return [c[0] for c in b.configs()]
 
     def test_default_all(self):
-        self.assertEqual(self.names("openmpi"), ["fpp-posix", "ompio", "romio321", "ferry-independent",
-                                                 "ferry-twophase", "ferry-local", "ferry-auto"])
-        self.assertEqual(self.names("mpich"), ["fpp-posix", "romio", "ferry-independent", "ferry-twophase",
-                                               "ferry-local", "ferry-auto"])
+        self.assertEqual(self.names("openmpi"), ["fpp-posix", "ompio", "romio321", "romio321-cb", "romio321-nocb",
+                                                 "ferry-independent", "ferry-twophase", "ferry-local", "ferry-auto"])
+        self.assertEqual(self.names("mpich"), ["fpp-posix", "romio", "romio-cb", "romio-nocb", "ferry-independent",
+                                               "ferry-twophase", "ferry-local", "ferry-auto"])
+
+    def test_like_only(self):
+        kw = dict(strategies=["independent", "twophase"], natives=["romio-cb", "romio-nocb"])
+        self.assertEqual(self.names("openmpi", **kw), ["fpp-posix", "romio321-cb", "romio321-nocb",
+                                                       "ferry-independent", "ferry-twophase"])
+        self.assertEqual(self.names("mpich", natives=["romio-nocb"], strategies=["auto"]),
+                         ["fpp-posix", "romio-nocb", "ferry-auto"])
 
     def test_demo_cluster(self):
         # make demo's cluster part: --strategies auto --natives romio
