@@ -25,6 +25,8 @@
 #   cluster.sh status           one line per node; exit 0 when all is up and mounted
 #   cluster.sh env              FERRY_CLUSTER_* settings of the running cluster (for eval)
 #   cluster.sh exec NODE CMD... run CMD inside NODE (caller's environment and directory)
+#   cluster.sh machine          the running cluster as ferry-topo's --machine spec
+#                               (cluster:nodes=N,ions=M,rate=...; rates in bytes/s)
 #   cluster.sh hosts ROLE [openmpi|hydra]
 #                               the path of a hostfile of the role's nodes: compute
 #                               (mpirun's default), io, or all (compute nodes first)
@@ -462,6 +464,20 @@ env_out() {
   echo "FERRY_CLUSTER_IO_SLOTS=$IOSLOTS"
 }
 
+# ferry-topo's model of the running cluster: its I/O-node tier and link
+# rates (a tier without a limit counts as 10 Gbit/s, beyond anything the
+# host moves).
+machine_out() {
+  need_up switch
+  [ "$IONS" -gt 0 ] || { echo "cluster.sh machine: no I/O nodes (up --io-nodes M): ferry-topo models the I/O-node tier" >&2; exit 2; }
+  local r b
+  for r in "$RATE" "$IORATE" "$IOSRATE"; do
+    if [ "$r" = none ]; then b=10000000000; else b=$(rate_bits "$r") || exit 1; fi
+    printf '%s ' $((b / 8))
+  done | { read -r rate iorate iosrate
+    echo "cluster:nodes=$NODES,ions=$IONS,rate=$rate,iorate=$iorate,iosrate=$iosrate"; }
+}
+
 hosts_out() { # role [openmpi|hydra]
   local role=${1:-compute} flavor=${2:-openmpi}
   local usage="usage: cluster.sh hosts compute|io|all [openmpi|hydra]"
@@ -597,7 +613,8 @@ case $cmd in
   env) env_out ;;
   exec) exec_in "$@" ;;
   hosts) hosts_out "$@" ;;
+  machine) machine_out ;;
   mpirun) mpirun "$@" ;;
   counters) counters ;;
-  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R --io-nodes M --io-rate R --io-storage-rate R --io-slots S]|down|status|env|exec NODE CMD...|hosts ROLE [FLAVOR]|counters|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
+  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R --io-nodes M --io-rate R --io-storage-rate R --io-slots S]|down|status|env|exec NODE CMD...|hosts ROLE [FLAVOR]|machine|counters|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
 esac

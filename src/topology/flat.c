@@ -1,5 +1,10 @@
-/* One switch: every route is node -> switch -> node. The fall-back when a
- * machine has no model; gateways are ordinary (compute) nodes. */
+/* One switch: every route is node -> switch -> node. Two machines have that
+ * shape: `flat`, the fall-back when a machine has no model, whose gateways
+ * are ordinary (compute) nodes; and `cluster`, the emulated cluster of
+ * scripts/cluster.sh with an I/O-node tier: compute nodes and I/O nodes
+ * (service nodes, the gateways) on one compute network, each link at its
+ * tier's rate, and each I/O node's link to the storage network as its exit
+ * link. */
 #include "topology/model.h"
 
 #include <errno.h>
@@ -106,5 +111,62 @@ int ferry_topo__build_flat(ferry_topo_machine *m, const char *args, char *err, s
   for (int l = 0; l < m->nnet; l++) m->link_bw[l] = bw;
   ferry_topo__default_blocks(m);
   snprintf(m->desc, sizeof m->desc, "flat: %d nodes on one switch, %d gateways", m->nnodes, ngw);
+  return 0;
+}
+
+/* cluster:nodes=N,ions=M[,rate=B/s,iorate=B/s,iosrate=B/s,lat=S]: N compute
+ * nodes, then M I/O nodes; compute nodes reach storage through the I/O node
+ * of their block (node1..nodeN/M through ion1, as scripts/cluster.sh routes
+ * them). Rates in bytes per second: a compute node's link (rate), an I/O
+ * node's link to the compute network (iorate) and to storage (iosrate). */
+int ferry_topo__build_cluster(ferry_topo_machine *m, const char *args, char *err, size_t errlen) {
+  ferry_topo_optlist ol;
+  int rc = ferry_topo__parse_opts(args, &ol, err, errlen);
+  if (rc) return rc;
+  flat_t *f = calloc(1, sizeof *f);
+  if (!f) return -ENOMEM;
+  m->impl = f;
+  m->ops = &flat_ops;
+  m->kind = FERRY_TOPO_CLUSTER;
+  if (ol.pos[0]) {
+    ferry_topo__seterr(err, errlen, "cluster:%s: want key=value options (nodes=N,ions=M,...)", ol.pos);
+    return -EINVAL;
+  }
+  int nodes, ions;
+  double rate, iorate, iosrate, lat;
+  if ((rc = ferry_topo__opt_int(&ol, "nodes", 4, 1, 1 << 20, &nodes, err, errlen))) return rc;
+  if ((rc = ferry_topo__opt_int(&ol, "ions", 2, 1, nodes, &ions, err, errlen))) return rc;
+  if ((rc = ferry_topo__opt_double(&ol, "rate", 50e6 / 8, NULL, &rate, err, errlen))) return rc;
+  if ((rc = ferry_topo__opt_double(&ol, "iorate", 100e6 / 8, NULL, &iorate, err, errlen))) return rc;
+  if ((rc = ferry_topo__opt_double(&ol, "iosrate", 200e6 / 8, NULL, &iosrate, err, errlen))) return rc;
+  if ((rc = ferry_topo__opt_double(&ol, "lat", 1e-4, NULL, &lat, err, errlen))) return rc;
+  if ((rc = ferry_topo__opts_all_used(&ol, err, errlen))) return rc;
+  int n = nodes + ions;
+  f->n = n;
+  m->nnodes = n;
+  m->ndims = 1;
+  m->nnet = 2 * n;
+  m->exit_bw = iosrate;
+  m->hop_latency = lat;
+  m->ngw = ions;
+  m->gw_node = malloc((size_t)ions * sizeof *m->gw_node);
+  m->gw_group = malloc((size_t)ions * sizeof *m->gw_group);
+  if (!m->gw_node || !m->gw_group) return -ENOMEM;
+  if ((rc = ferry_topo__alloc_nodes(m))) return rc;
+  for (int g = 0; g < ions; g++) {
+    m->gw_node[g] = nodes + g;
+    m->gw_group[g] = g;
+    m->service[nodes + g] = 1;
+  }
+  if ((rc = ferry_topo__alloc_links(m))) return rc;
+  /* link v: node v to the switch; link n + v: the switch to node v */
+  for (int v = 0; v < n; v++) m->link_bw[v] = m->link_bw[n + v] = v < nodes ? rate : iorate;
+  ferry_topo__default_blocks(m);
+  m->gw_noun = "I/O node";
+  m->group_noun = "I/O node";
+  snprintf(m->desc, sizeof m->desc,
+           "cluster: %d compute nodes at %.3g MB/s, %d I/O nodes at %.3g MB/s (compute side) and %.3g MB/s "
+           "(storage side)",
+           nodes, rate / 1e6, ions, iorate / 1e6, iosrate / 1e6);
   return 0;
 }

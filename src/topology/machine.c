@@ -27,6 +27,7 @@ static const ferry_topo_preset presets[] = {
     {"fattree:k=16,levels=2", "k-ary 2-level, D-mod-k, 2 gateways on 2 leaves"},
     {"fattree:k=36,levels=3", "Summit-sized radix, 3 levels"},
     {"flat:64", "one switch, 1 gateway per 64 nodes"},
+    {"cluster:nodes=4,ions=2", "scripts/cluster.sh up --io-nodes 2 at its default rates"},
 };
 
 int ferry_topo_presets(const ferry_topo_preset **list) {
@@ -103,7 +104,7 @@ int ferry_topo_create(const char *spec, ferry_topo_machine **out, char *err, siz
   }
   const char *colon = strchr(spec, ':');
   if (!colon) {
-    ferry_topo__seterr(err, errlen, "spec '%s': want model:args (bgq, torus, dragonfly, fattree, flat)",
+    ferry_topo__seterr(err, errlen, "spec '%s': want model:args (bgq, torus, dragonfly, fattree, flat, cluster)",
                        spec);
     return -EINVAL;
   }
@@ -123,6 +124,8 @@ int ferry_topo_create(const char *spec, ferry_topo_machine **out, char *err, siz
     rc = ferry_topo__build_fattree(m, args, err, errlen);
   else if (kl == 4 && strncmp(spec, "flat", 4) == 0)
     rc = ferry_topo__build_flat(m, args, err, errlen);
+  else if (kl == 7 && strncmp(spec, "cluster", 7) == 0)
+    rc = ferry_topo__build_cluster(m, args, err, errlen);
   else {
     ferry_topo__seterr(err, errlen, "unknown model '%.*s'", (int)kl, spec);
     rc = -EINVAL;

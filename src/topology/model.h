@@ -64,6 +64,7 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
 int ferry_topo__build_dragonfly(ferry_topo_machine *m, const char *args, char *err, size_t errlen);
 int ferry_topo__build_fattree(ferry_topo_machine *m, const char *args, char *err, size_t errlen);
 int ferry_topo__build_flat(ferry_topo_machine *m, const char *args, char *err, size_t errlen);
+int ferry_topo__build_cluster(ferry_topo_machine *m, const char *args, char *err, size_t errlen);
 
 /* Allocates the per-node arrays (service, default_gw) once nnodes is known. */
 int ferry_topo__alloc_nodes(ferry_topo_machine *m);

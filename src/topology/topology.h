@@ -29,7 +29,8 @@ typedef enum {
   FERRY_TOPO_TORUS = 0,   /* n-D torus/mesh, BG/Q presets */
   FERRY_TOPO_DRAGONFLY,   /* Cray XC / Aries-like */
   FERRY_TOPO_FATTREE,     /* k-ary, 2 or 3 levels, D-mod-k */
-  FERRY_TOPO_FLAT         /* one switch: the fall-back */
+  FERRY_TOPO_FLAT,        /* one switch: the fall-back */
+  FERRY_TOPO_CLUSTER      /* one switch, I/O nodes between it and storage (scripts/cluster.sh) */
 } ferry_topo_kind;
 
 /* ---- machines ---------------------------------------------------------- */

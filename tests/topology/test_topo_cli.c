@@ -651,8 +651,33 @@ static void help_and_reasons(void) {
   json_free(&d);
 }
 
+/* Machines whose gateways are service nodes (LNET routers, I/O nodes) run
+ * every row, the seed's moved paths included: a moved node ships from the
+ * gateway node itself, which has no default gateway of its own. The
+ * emulated cluster's balanced default at its rates: 4 nodes of 2 ranks
+ * writing 1 MiB each, each node's link (1 MB/s) binds: 2 MiB / 1 MB/s. */
+static void service_gateways(void) {
+  jv d;
+  CHECK_INT(parse("simulate --machine cluster:nodes=4,ions=2,rate=1e6,iorate=2e6,iosrate=4e6 --ppn 2 "
+                  "--bytes-per-rank 1MiB --json",
+                  &d),
+            0);
+  const json_t *res = json_get(&d, "results");
+  CHECK_INT(nitems(res), 7);
+  CHECK_NEAR(row_num(res, "default", "floor_time_s"), 2 * MIB / 1e6, 1e-3);
+  CHECK(row_num(res, "route-aware", "simulated_time_s") > 0);
+  json_free(&d);
+  CHECK_INT(parse("simulate --machine fattree:k=16,levels=2 --ppn 2 --bytes-per-rank 1MiB --assign route-aware "
+                  "--json",
+                  &d),
+            0);
+  CHECK_INT(nitems(json_get(&d, "results")), 1);
+  json_free(&d);
+}
+
 int main(void) {
   help_and_reasons();
+  service_gateways();
   compare();
   simulate();
   advise();

@@ -121,9 +121,36 @@ static void flat(void) {
   ferry_topo_free(m);
 }
 
+/* The emulated cluster's I/O-node tier: compute nodes 0..3, I/O nodes 4
+ * and 5 (service nodes, the gateways), blocks of two compute nodes per I/O
+ * node, each link at its tier's rate, the I/O nodes' storage links as the
+ * exit links. */
+static void cluster(void) {
+  ferry_topo_machine *m = tc_machine("cluster:nodes=4,ions=2,rate=1000,iorate=2000,iosrate=4000");
+  CHECK_INT(ferry_topo_nodes(m), 6);
+  CHECK_INT(ferry_topo_compute_nodes(m), 4);
+  CHECK_INT(ferry_topo_gateways(m), 2);
+  CHECK_INT(ferry_topo_gateway_node(m, 0), 4);
+  CHECK_INT(ferry_topo_gateway_node(m, 1), 5);
+  CHECK(ferry_topo_is_service(m, 4) && ferry_topo_is_service(m, 5) && !ferry_topo_is_service(m, 3));
+  CHECK_INT(ferry_topo_default_gateway(m, 0), 0);
+  CHECK_INT(ferry_topo_default_gateway(m, 1), 0);
+  CHECK_INT(ferry_topo_default_gateway(m, 2), 1);
+  CHECK_INT(ferry_topo_default_gateway(m, 3), 1);
+  CHECK_ROUTE(m, 1, 4, 1, 10);
+  CHECK(ferry_topo_link_bandwidth(m, 1) == 1000 && ferry_topo_link_bandwidth(m, 10) == 2000);
+  CHECK(ferry_topo_link_bandwidth(m, ferry_topo_gateway_exit_link(m, 1)) == 4000);
+  ferry_topo_free(m);
+  char err[256];
+  ferry_topo_machine *bad = NULL;
+  CHECK(ferry_topo_create("cluster:nodes=2,ions=3", &bad, err, sizeof err) != 0 && strstr(err, "ions"));
+  CHECK(ferry_topo_create("cluster:4", &bad, err, sizeof err) != 0 && strstr(err, "key=value"));
+}
+
 int main(void) {
   dragonfly();
   fattree();
   flat();
+  cluster();
   return tc_done("test_topo_networks");
 }

@@ -29,7 +29,9 @@ static void reset(void)
 
 static int check(fb_ctx *c)
 {
-    const char *err = o.rounds < 1 ? "-n must be at least 1" : NULL;
+    const char *err = o.rounds < 1 ? "-n must be at least 1"
+                    : c->corrupt ? "--corrupt-after-write: size reads no data back"
+                    : NULL;
     if (err && c->rank == 0)
         fprintf(stderr, "ferry-bench size: %s\n", err);
     return err ? -1 : 0;

@@ -10,6 +10,7 @@ static const char *kind_name(ferry_topo_kind k) {
   case FERRY_TOPO_DRAGONFLY: return "dragonfly";
   case FERRY_TOPO_FATTREE: return "fattree";
   case FERRY_TOPO_FLAT: return "flat";
+  case FERRY_TOPO_CLUSTER: return "cluster";
   }
   return "?";
 }

@@ -34,7 +34,8 @@ static const struct {
 static const char spec_text[] =
     "SPEC: bgq:512 | bgq:4x4x4x4x2[,mesh=D][,order=EDCBA][,default=pset|tile|nearest|map:FILE]\n"
     "      bgq:mira | torus:8x8x8\n"
-    "      dragonfly:theta | dragonfly:edison | fattree:k=16,levels=3 | flat:64\n";
+    "      dragonfly:theta | dragonfly:edison | fattree:k=16,levels=3 | flat:64\n"
+    "      cluster:nodes=4,ions=2[,rate=B/s,iorate=B/s,iosrate=B/s] (scripts/cluster.sh machine)\n";
 static const char writers_text[] =
     "WRITERS: SIZE | SIZE:F%xK[@P%] (e.g. 1MiB:25%x4) | trace:RUN.json | record:STATS.json\n";
 static const char units_text[] =

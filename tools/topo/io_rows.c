@@ -39,7 +39,7 @@ static int mem_cap(const io_cfg *c, path_kind k, const double *nb, int n) {
 
 int io_row_run(const io_cfg *c, const io_row_def *d, double wall_before, io_row *out) {
   const ferry_topo_machine *m = c->m;
-  int n = ferry_topo_compute_nodes(m), rc = -ENOMEM;
+  int n = ferry_topo_compute_nodes(m), rc = -ENOMEM, said = 0;
   memset(out, 0, sizeof *out);
   snprintf(out->name, sizeof out->name, "%s", d->name);
   out->path = d->path;
@@ -111,6 +111,7 @@ int io_row_run(const io_cfg *c, const io_row_def *d, double wall_before, io_row 
     char err[256];
     if ((rc = sim_paths_run(m, &sp, &sr, err, sizeof err))) {
       fprintf(stderr, "ferry-topo: %s: %s\n", out->name, err);
+      said = 1;
       goto out;
     }
     out->t_sim = sr.t_sim;
@@ -119,6 +120,9 @@ int io_row_run(const io_cfg *c, const io_row_def *d, double wall_before, io_row 
   }
   rc = 0;
 out:
+  /* a row that cannot be costed says why (its own message is above) */
+  if (rc && !said)
+    fprintf(stderr, "ferry-topo: %s: %s\n", out->name, strerror(-rc));
   path_free(&plan);
   free(gw);
   free(nb);

@@ -33,12 +33,14 @@ static int grow(void **a, int *cap, int n, size_t elem) {
   return 0;
 }
 
-/* The shipper of a node: it writes through its own default gateway (a
- * bridge through itself). */
+/* The shipper of a node: a gateway node writes through itself (a bridge, or
+ * a service node such as an LNET router or an I/O node, which has no
+ * default gateway), any other through its default gateway. */
 static int shipper(builder *b, int node) {
   if (b->ship_of[node] >= 0) return b->ship_of[node];
   if (grow((void **)&b->p->ship, &b->capship, b->p->nship, sizeof *b->p->ship)) return -1;
-  b->p->ship[b->p->nship] = (sim_shipper){node, ferry_topo_default_gateway(b->m, node)};
+  int own = ferry_topo_gateway_of_node(b->m, node);
+  b->p->ship[b->p->nship] = (sim_shipper){node, own >= 0 ? own : ferry_topo_default_gateway(b->m, node)};
   return b->ship_of[node] = b->p->nship++;
 }
 
