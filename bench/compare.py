@@ -652,7 +652,7 @@ def cluster_exec(*cmd):
 
 def pfs_ranks_per_node(fs, ranks, asked):
     """On a GlusterFS volume (the testbed) ferry runs as 4 virtual nodes
-    (issue 13's setting: Open MPI 8 ranks as 4 nodes), so node-level
+    (Open MPI's 8 ranks as 4 nodes of 2), so node-level
     strategies meet a network; --ranks-per-node overrides."""
     if asked or ranks < 8 or fs.startswith(CLUSTER_PREFIX):
         return asked

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Decoupled I/O against traditional I/O (issue 6): sum, histogram and lookup
+# Decoupled I/O against traditional I/O (docs/decoupled.md): sum, histogram and lookup
 # over one file of doubles, with a compute loop between I/O calls.
 #
 # Each round launches two jobs per build, the order rotating round by round:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the forwarder's acknowledgement costs a forwarded write (issue 20).
+# What the forwarder's acknowledgement costs a forwarded write.
 # ferry_forward_errors=call (the default) makes each forwarded write wait
 # until the forwarder has written it, so a lost write fails at its call;
 # =deferred returns once the data is copied out (write-behind: the error

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Per-call latency of small two-phase collectives (issue 4): 8 ranks on 4
+# Per-call latency of small two-phase collectives: 8 ranks on 4
 # virtual nodes, IOR segmented 8 KiB transfers, ferry's two-phase against
 # OMPIO in alternation; prints the median milliseconds per collective call and,
 # from one extra counted run, the MPI calls ferry makes per collective call.

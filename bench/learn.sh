@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 21's measurements in one go (bench/results/learn.md explains them):
+# What auto's learning achieves and costs, in one go (bench/results/learn.md
+# explains the measurements):
 #   1. make demo's comparison (bench/compare.py --quick: both builds, /dev/shm
 #      and the GlusterFS testbed's sharded volume when it is up) with auto
 #      learning from an empty store of its own, and auto without learning

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 21's goals, from bench/compare.py's results.json:
+"""The goals for auto's learning, from bench/compare.py's results.json:
 
   - auto >= 0.9x the best configuration of its cell (every native MPI-IO and
     every forced ferry strategy) in at least 90 % of the cells;

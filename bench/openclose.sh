@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What opening and closing cost (issue 23): PAIRS open+close pairs of one
+# What opening and closing cost: PAIRS open+close pairs of one
 # shared file on 2 ranks (`ferry-bench open`), ferry against the build's own
 # MPI-IO (OMPIO for Open MPI, ROMIO for MPICH), both builds, in alternation.
 # Prints the medians per open and per close, ferry's ratio to native, and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Independent contiguous I/O: ferry against the native MPI-IO components of
-# Open MPI in the same run (issue 2's overhead goal). Configurations run in
+# Open MPI in the same run: what ferry's own layer costs. Configurations run in
 # alternation, round after round, so machine drift spreads over all of them;
 # each launch does REPS repetitions and the table shows medians over every
 # repetition of every round, with ferry's ratio to the best native.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Overlap of nonblocking collective I/O with computation (issue 4): ferry's
+# Overlap of nonblocking collective I/O with computation: ferry's
 # worker (MPI_THREAD_MULTIPLE) against ferry completing at the start
 # (FERRY_ASYNC=0) and native OMPIO, in alternation, round after round. Each
 # launch times the same iwrite_at_all/iread_at_all transfers as blocking

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The direction of flow in src/, checked (issue 16). Fails when
+# The direction of flow in src/, checked. Fails when
 #  1. a folder includes a folder above it. Layers, top down:
 #       binding, decouple  (the two public faces)
 #       core               (file object, views, hints, statistics)

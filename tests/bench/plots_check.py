@@ -1,4 +1,4 @@
-"""Checks bench/plots.py's figures (issue 23, item 5) on synthetic rows:
+"""Checks bench/plots.py's figures on synthetic rows:
 one colour per configuration whatever the order, legends outside every
 axes, stacked bars whole inside their axes, the rounds in every title, log
 axes with labels at more than one decade step.

@@ -1,7 +1,7 @@
 """The arithmetic of bench/compare.py's "limited by" column on synthetic
 samples: link use over stretches of at least a second, timed where
 cluster.sh read the counters; the cluster's CPU share per process; which
-resource the row names. Issue 19's first comparison printed link use of
+resource the row names. An earlier version of that arithmetic printed link use of
 1858% and negative CPU shares: every figure here must stay physical."""
 import os
 import sys

@@ -78,7 +78,7 @@ case $case_ in
     # one line each, once per job, for what ferry does not read
     run ROMIO_FSTYPE_FORCE=ufs: MPICH_MPIIO_DVS_MAXNODES=4 ROMIO_PRINT_HINTS=0 -- "$prog" "$data"
     [ $rc = 0 ] || no "exit $rc"
-    # ROMIO_FSTYPE_FORCE is read since issue 20 (driver/select.c): ufs: is ferry's POSIX driver
+    # ROMIO_FSTYPE_FORCE is read (driver/select.c): ufs: is ferry's POSIX driver
     ! grep -q 'ROMIO_FSTYPE_FORCE' err || no "ROMIO_FSTYPE_FORCE, which ferry reads, was called unread"
     [ "$(grep -c '^ferry: MPICH_MPIIO_DVS_MAXNODES is another MPI-IO' err)" = 1 ] || no "not one line for MPICH_MPIIO_DVS_MAXNODES"
     ! grep -q 'ROMIO_PRINT_HINTS is' err || no "a variable ferry reads was called unread"

@@ -3,7 +3,7 @@
 # with a misspelt variable and bad hints in the environment) and checks the
 # wording of what ferry says: one "ferry:" per line, "did you mean" for a
 # misspelt hint key and variable, the file system described without
-# repeating itself, counts of one in the singular (issue 23, item 7).
+# repeating itself, counts of one in the singular.
 set -u
 out=$1
 shift 2

@@ -60,7 +60,7 @@ static int check(const char *path, const char *what)
     EXPECT(winner >= 1 && winner <= t_size && !torn,
            "%s: torn: rank %d's data in block 0, %d bytes of other ranks' data in the region", what, winner - 1,
            torn);
-    /* MPICH's ROMIO writes process memory into the gaps (issue #9) */
+    /* MPICH's ROMIO writes process memory into the gaps */
     EXPECT_STD(!bad, "%s: %d gap bytes written", what, bad);
     return torn != 0;
 }

@@ -1,5 +1,5 @@
 /*
- * What a user reads when a call fails (issue 20): the error class, and the
+ * What a user reads when a call fails: the error class, and the
  * MPI_Error_string of the code, for errors of the system (which must name the
  * cause and the file, as ROMIO does: "ferry: No such file or directory:
  * /path/f.dat") and of the program (a bad amode). The classes are checked on
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
             if (failed)
                 check("write to a full file system", rc, cls, want);
             MPI_Allreduce(&failed, &nfailed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-            /* OMPIO returns success there and loses the data (issue 9): checked under ferry */
+            /* OMPIO returns success there and loses the data: checked under ferry */
             EXPECT_STD(nfailed > 0, "the file system never filled, or a write lost data without an error");
             free(buf);
             MPI_File_close(&fh);

@@ -1,6 +1,6 @@
 /*
  * What MPI_File_get_info says after open and after a collective write
- * (issue 20: "hints that lie"). The program asks for striping_factor=4,
+ * ("hints that lie"). The program asks for striping_factor=4,
  * striping_unit=1 MiB, direct_read and direct_write, and collective
  * buffering, on a file system that stripes nothing (the build's scratch
  * directory), then checks:

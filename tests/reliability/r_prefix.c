@@ -1,6 +1,6 @@
 /*
- * File-system prefixes on file names, as ROMIO's fstype_prefix checks them
- * (issue 20): a prefix ROMIO does not know ("nosuch_fstype:") is part of
+ * File-system prefixes on file names, as ROMIO's fstype_prefix checks them:
+ * a prefix ROMIO does not know ("nosuch_fstype:") is part of
  * the name; a known one ferry has a driver for ("ufs:") selects it and is
  * stripped; one it has no driver for ("pvfs2:") fails the open with
  * MPI_ERR_IO on every rank; ROMIO_FSTYPE_FORCE gives its prefix to names

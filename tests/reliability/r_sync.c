@@ -87,7 +87,7 @@ int main(int argc, char **argv)
     MPI_File_close(&fh);
 
     /* MPI_MODE_CREATE on a file that exists creates nothing: no directory
-     * fsync (issue 23: one per open made create-heavy opens 12x ROMIO's) */
+     * fsync (one per open made create-heavy opens 12x ROMIO's) */
     dir_before = fsyncs ? fsyncs(dir) : 0;
     rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     EXPECT(rc == MPI_SUCCESS, "open of an existing file with MPI_MODE_CREATE: %s", t_class_name(rc));

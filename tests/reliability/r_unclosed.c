@@ -1,5 +1,5 @@
 /*
- * Files left open at MPI_Finalize (issue 20): two files written, one
+ * Files left open at MPI_Finalize: two files written, one
  * collectively through two-phase, neither closed. Under ferry each gets its
  * warning, its statistics and its JSON record at MPI_Finalize (the test
  * greps them), and its bytes are in it afterwards (checked here after

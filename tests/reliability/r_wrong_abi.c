@@ -1,5 +1,5 @@
 /*
- * A plain MPI program, built with the OTHER MPI's compiler (issue 20): the
+ * A plain MPI program, built with the OTHER MPI's compiler: the
  * test preloads this build's libferry into it, which is the wrong build for
  * the MPI it runs. ferry must stop it with one line, before any handle
  * crosses the ABI. With "pmpi" it initialises through PMPI_Init, as Open

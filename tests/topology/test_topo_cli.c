@@ -405,7 +405,7 @@ static void errors(void) {
   free(run("compare --bytes-per-rank lots", &st));
   CHECK_INT(st, 2);
   /* sizes that overflow the byte offsets, non-finite or negative costs
-   * (issue 15): clear errors, never a run with zero rows */
+   * clear errors, never a run with zero rows */
   char *bad = run("compare --bytes-per-rank 99999999999999999999", &st);
   CHECK_INT(st, 2);
   CHECK(bad && bad[0] == '\0');

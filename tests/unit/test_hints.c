@@ -412,7 +412,7 @@ static void test_file(void)
         fclose(f);
     }
     /* a NUL byte marks a binary file: refused whole, with one warning
-     * (issue 15: not one warning per junk line) */
+     * (not one warning per junk line) */
     ferry_hint_warnings w3 = {0};
     ferry_hints_defaults(&h);
     ferry_hints_apply_file(&h, path, &w3);
