@@ -13,7 +13,8 @@
 # ratio to the first ferry configuration, and a one-sided exact
 # Mann-Whitney p-value that ferry is slower than before (bench/learn_goal.py).
 #   bench/filestate.sh [ROUNDS] [DIR]
-# BUILDS="openmpi mpich" picks the builds; RANKS (default 4; MPICH 2). Hold
+# BUILDS="openmpi mpich" picks the builds, CELLS="shared size shared-tcp" the
+# cells, PFS=0 leaves the testbed out; RANKS (default 4; MPICH 2). Hold
 # the bench lock:  flock /work/.locks/bench bench/filestate.sh 7
 set -eu
 cd "$(dirname "$0")/.."
@@ -44,11 +45,13 @@ launch() { # build library(or "") tcp ferry-bench args...
   fi
 }
 
+want=" ${CELLS:-shared size shared-tcp} "
 cells=()
 for b in $builds; do
-  cells+=("$b shared $dir 0" "$b size $dir 0")
-  [ "$b" = openmpi ] && cells+=("$b shared-tcp $dir 1")
-  mountpoint -q "$pfs" 2>/dev/null && cells+=("$b size $pfs 0")
+  [[ $want == *" shared "* ]] && cells+=("$b shared $dir 0")
+  [[ $want == *" size "* ]] && cells+=("$b size $dir 0")
+  [[ $want == *" shared-tcp "* ]] && [ "$b" = openmpi ] && cells+=("$b shared-tcp $dir 1")
+  [[ $want == *" size "* ]] && [ "${PFS:-1}" = 1 ] && mountpoint -q "$pfs" 2>/dev/null && cells+=("$b size $pfs 0")
 done
 
 run() { # "build cell dir tcp":config round
