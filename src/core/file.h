@@ -125,8 +125,9 @@ int64_t ferry_view_byte_offset(const ferry_file *f, int64_t off);
 /* Shared file pointer (shared_fp.c); values in etype units. */
 /* This rank's pooled shared-pointer slots for comm's group (a bit mask), or
  * FERRY_SHFP_NO_POOL; the open agrees on it and passes the agreed value to
- * create (any negative other than NO_POOL: the ranks disagree). */
+ * create (FERRY_SHFP_OWN_WINDOW where the ranks disagree). */
 #define FERRY_SHFP_NO_POOL (-1)
+#define FERRY_SHFP_OWN_WINDOW (-2) /* a window of the file's own, not a pool's */
 #define FERRY_SHFP_NO_WINDOWS (-3) /* the group has been found to get no windows */
 int64_t ferry_shfp_pool_state(MPI_Comm comm);
 /* Collective only where a window is made (the first open of a group, or

@@ -12,7 +12,13 @@
  * one layout per distinct group of ranks, kept until MPI_Finalize. A split
  * per open file would cost a communicator each, and MPICH has 2048 in all
  * (1000 open files ran out). Every rank of a group decides alike: it has an
- * entry for the group exactly when every member built one with it. */
+ * entry for the group exactly when every member built one with it.
+ *
+ * At MPI_THREAD_MULTIPLE the layout is kept per communicator instead (an
+ * attribute of the file's communicator, freed with it): threads may use
+ * files of one group at once, each over a communicator of its own, and the
+ * strategies' collectives on a node communicator they shared would meet
+ * each other's (MPI_ERR_TRUNCATE, seen with 4 threads per rank). */
 typedef struct node_entry {
     MPI_Group group;
     ferry_nodes nodes;
@@ -145,12 +151,71 @@ static int nodes_split(MPI_Comm comm, ferry_nodes *out)
     return MPI_SUCCESS;
 }
 
+static int comm_keyval = MPI_KEYVAL_INVALID;
+
+static int entry_delete(MPI_Comm comm, int key, void *val, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    node_entry *e = val;
+    if (e->nodes.node_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&e->nodes.node_comm);
+    free(e->nodes.node_of);
+    free(e);
+    return MPI_SUCCESS;
+}
+
+/* The layout kept on comm itself (built on first use), NULL on failure
+ * with *rc set. */
+static node_entry *comm_entry(MPI_Comm comm, int *rc)
+{
+    pthread_mutex_lock(&cache_lock);
+    if (comm_keyval == MPI_KEYVAL_INVALID)
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, entry_delete, &comm_keyval, NULL);
+    pthread_mutex_unlock(&cache_lock);
+    node_entry *e = NULL;
+    int flag = 0;
+    MPI_Comm_get_attr(comm, comm_keyval, &e, &flag);
+    if (flag)
+        return e;
+    e = calloc(1, sizeof *e);
+    if (!e) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    *rc = nodes_split(comm, &e->nodes);
+    if (*rc == MPI_SUCCESS)
+        *rc = MPI_Comm_set_attr(comm, comm_keyval, e);
+    if (*rc != MPI_SUCCESS) {
+        entry_delete(comm, comm_keyval, e, NULL);
+        return NULL;
+    }
+    return e;
+}
+
+/* The caller's copy of a kept layout: its own node_of, the kept node
+ * communicator. */
+static int copy_out(const node_entry *e, int size, ferry_nodes *out)
+{
+    *out = e->nodes;
+    out->node_of = malloc((size_t)size * sizeof *out->node_of);
+    if (!out->node_of)
+        return MPI_ERR_NO_MEM;
+    memcpy(out->node_of, e->nodes.node_of, (size_t)size * sizeof *out->node_of);
+    return MPI_SUCCESS;
+}
+
 /* A copy of the cached layout for comm's group (built on first use); the
  * node communicator stays the cache's. */
 int ferry_nodes_build(MPI_Comm comm, ferry_nodes *out)
 {
-    int size;
+    int size, level = MPI_THREAD_SINGLE;
     MPI_Comm_size(comm, &size);
+    MPI_Query_thread(&level);
+    if (level == MPI_THREAD_MULTIPLE) {
+        int rc = MPI_SUCCESS;
+        node_entry *own = comm_entry(comm, &rc);
+        return own ? copy_out(own, size, out) : rc;
+    }
     MPI_Group g;
     MPI_Comm_group(comm, &g);
     pthread_mutex_lock(&cache_lock);
@@ -179,12 +244,7 @@ int ferry_nodes_build(MPI_Comm comm, ferry_nodes *out)
     } else {
         MPI_Group_free(&g);
     }
-    *out = e->nodes;
-    out->node_of = malloc((size_t)size * sizeof *out->node_of);
-    if (!out->node_of)
-        return MPI_ERR_NO_MEM;
-    memcpy(out->node_of, e->nodes.node_of, (size_t)size * sizeof *out->node_of);
-    return MPI_SUCCESS;
+    return copy_out(e, size, out);
 }
 
 void ferry_nodes_free(ferry_nodes *n)

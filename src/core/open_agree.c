@@ -5,6 +5,7 @@
  *    so the maximum of each word is rank 0's.
  */
 #include "core/open_agree.h"
+#include "core/file.h"
 #include "util/fnv.h"
 
 #include <string.h>
@@ -43,7 +44,7 @@ int ferry_open_agree(MPI_Comm comm, int rank, const ferry_open_mine *m, ferry_op
     a->err = (int)r[AG_ERR];
     a->amode_differs = r[AG_AMODE] != -r[AG_NAMODE];
     a->hints_differ = r[AG_DIGEST] != -r[AG_NDIGEST];
-    a->pool = r[AG_POOL] == -r[AG_NPOOL] ? r[AG_POOL] : -2;
+    a->pool = r[AG_POOL] == -r[AG_NPOOL] ? r[AG_POOL] : FERRY_SHFP_OWN_WINDOW;
     a->names_differ = r[AG_NAME] != -r[AG_NNAME];
     a->dup = r[AG_DUP] == -r[AG_NDUP] ? (int)r[AG_DUP] : -1;
     a->need_text = r[AG_TEXT] != 0;

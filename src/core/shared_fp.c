@@ -12,7 +12,13 @@
  * (ferry_shfp_pool_state): a pool is used only when every rank has it with
  * the same slots taken; a new pool is made when no rank has one; anything
  * else (a full pool, a pool some ranks lack) falls back to a window of the
- * file's own. A slot holds the pointer relative to its value at open (an
+ * file's own. Pools rest on opens that reach every rank in one order; at
+ * MPI_THREAD_MULTIPLE, opens from different threads (over different
+ * communicators of one group) can interleave in another order on each
+ * rank, so that two ranks took different slots for one file and freed the
+ * pools' windows in different orders at MPI_Finalize (a deadlock seen with
+ * 4 threads per rank): there every file has a window of its own, made and
+ * freed on its own communicator. A slot holds the pointer relative to its value at open (an
  * appended file's size, which every rank has from the open), and a free
  * slot holds 0: an open writes nothing, and only a close of a file whose
  * pointer moved zeroes its slot again.
@@ -85,10 +91,13 @@ static shfp_pool *pool_find(MPI_Comm comm)
 
 int64_t ferry_shfp_pool_state(MPI_Comm comm)
 {
-    int size = 1;
+    int size = 1, level = MPI_THREAD_SINGLE;
     MPI_Comm_size(comm, &size);
     if (size == 1)
         return 0;
+    MPI_Query_thread(&level);
+    if (level == MPI_THREAD_MULTIPLE)
+        return FERRY_SHFP_OWN_WINDOW;
     shfp_pool *p = pool_find(comm);
     return !p ? FERRY_SHFP_NO_POOL : p->win == MPI_WIN_NULL ? FERRY_SHFP_NO_WINDOWS : p->used;
 }

@@ -43,6 +43,12 @@ cluster_test(cluster_filestate_shard TIMEOUT 300 PASS "t_filestate: passed"
   COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${STATE_FWD}
   $<TARGET_FILE:t_filestate> -r 2 -s auto,twophase)
 
+# MPI-IO from 4 threads per rank at MPI_THREAD_MULTIPLE across the nodes,
+# a file each and one shared: every byte back after sync-barrier-sync, no
+# deadlock (the time limit).
+cluster_test(cluster_threads TIMEOUT 240 PASS "t_threads: passed" ENV FERRY_CLUSTER_VOLUME=dist
+  COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${STATE_FWD} $<TARGET_FILE:t_threads> -r 2)
+
 string(REPLACE ";" " " PRE_STRING "${CLUSTER_PRE}")
 cluster_test(cluster_nodefault TIMEOUT 300 PASS "t_nodefault: passed"
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/nodefault.sh ${FERRY_MPI_FLAVOR} 180 "${PRE_STRING}" --
