@@ -3,13 +3,13 @@
  * table and the "learning" member of the JSON record (docs/hints.md).
  */
 #include <inttypes.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/stats_internal.h"
+#include "util/json.h"
 #include "util/plural.h"
 
 static const char *const dir_kind[2] = {"coll_read", "coll_write"};
@@ -82,37 +82,64 @@ int ferry_stats_learn_text(const ferry_stats_total *t, char *buf, size_t cap)
     return (int)o;
 }
 
-static json_t *key_json(const ferry_learned_key *k)
+static json_t *key_json(const ferry_learned_key *k, int *ok)
 {
-    return json_pack("{s:s,s:s,s:s,s:i,s:i,s:I,s:I,s:I,s:I,s:I}", "fs", k->fs, "mount", k->mount, "op",
-                     k->write ? "write" : "read", "ranks", k->ranks, "nodes", k->nodes, "bytes", (json_int_t)k->bytes,
-                     "pieces", (json_int_t)k->pieces, "active", (json_int_t)k->active, "extent",
-                     (json_int_t)k->extent, "span", (json_int_t)k->span);
+    json_t *j = json_object();
+    ferry_json_set(j, "fs", ferry_json_str(k->fs), ok);
+    ferry_json_set(j, "mount", ferry_json_str(k->mount), ok);
+    ferry_json_set(j, "op", json_string(k->write ? "write" : "read"), ok);
+    ferry_json_set(j, "ranks", json_integer(k->ranks), ok);
+    ferry_json_set(j, "nodes", json_integer(k->nodes), ok);
+    ferry_json_set(j, "bytes", json_integer(k->bytes), ok);
+    ferry_json_set(j, "pieces", json_integer(k->pieces), ok);
+    ferry_json_set(j, "active", json_integer(k->active), ok);
+    ferry_json_set(j, "extent", json_integer(k->extent), ok);
+    ferry_json_set(j, "span", json_integer(k->span), ok);
+    return j;
 }
 
-char *ferry_stats_learn_json(const ferry_stats_total *t)
+static json_t *option_json(const struct ferry_learn_opt_summary *o, int *ok)
 {
+    json_t *j = json_object();
+    ferry_json_set(j, "option", ferry_json_str(o->name), ok);
+    ferry_json_set(j, "calls", json_integer(o->calls), ok);
+    ferry_json_set(j, "best_seconds", ferry_json_real(o->best, 6), ok);
+    ferry_json_set(j, "typical_seconds", ferry_json_real(o->typical, 6), ok);
+    ferry_json_set(j, "from_store", json_boolean(o->prior), ok);
+    return j;
+}
+
+static json_t *direction_json(const ferry_learn_summary *l, int agreed, int *ok)
+{
+    json_t *j = json_object();
+    ferry_json_set(j, "key", key_json(&l->key, ok), ok);
+    ferry_json_set(j, "calls", json_integer(l->calls), ok);
+    ferry_json_set(j, "trials", json_integer(l->trials), ok);
+    ferry_json_set(j, "patterns", json_integer(l->patterns), ok);
+    ferry_json_set(j, "from_store", json_boolean(l->from_store), ok);
+    ferry_json_set(j, "first", ferry_json_str(l->first), ok);
+    ferry_json_set(j, "first_why", ferry_json_str(l->first_why), ok);
+    json_t *tried = json_array();
+    for (int i = 0; i < l->nopt && i < FERRY_LEARN_SHOWN; i++)
+        ferry_json_push(tried, option_json(&l->opt[i], ok), ok);
+    ferry_json_set(j, "tried", tried, ok);
+    ferry_json_set(j, "rule", ferry_json_str(l->rule), ok);
+    ferry_json_set(j, "chosen", ferry_json_str(l->chosen), ok);
+    ferry_json_set(j, "why", ferry_json_str(l->why), ok);
+    ferry_json_set(j, "agreed", json_boolean(agreed), ok);
+    return j;
+}
+
+json_t *ferry_stats_learn_object(const ferry_stats_total *t)
+{
+    int ok = 1;
     json_t *all = json_object();
-    for (int d = 0; all && d < 2; d++) {
-        const ferry_learn_summary *l = &t->learn[d];
-        if (!l->active)
-            continue;
-        json_t *tried = json_array();
-        for (int i = 0; tried && i < l->nopt && i < FERRY_LEARN_SHOWN; i++)
-            json_array_append_new(tried, json_pack("{s:s,s:I,s:f,s:f,s:b}", "option", l->opt[i].name, "calls",
-                                                   (json_int_t)l->opt[i].calls, "best_seconds",
-                                                   isfinite(l->opt[i].best) ? l->opt[i].best : 0.0,
-                                                   "typical_seconds",
-                                                   isfinite(l->opt[i].typical) ? l->opt[i].typical : 0.0,
-                                                   "from_store", l->opt[i].prior));
-        json_object_set_new(all, dir_kind[d],
-                            json_pack("{s:o,s:I,s:I,s:i,s:b,s:s,s:s,s:o,s:s,s:s,s:s,s:b}", "key", key_json(&l->key),
-                                      "calls", (json_int_t)l->calls, "trials", (json_int_t)l->trials, "patterns",
-                                      l->patterns, "from_store", l->from_store, "first", l->first, "first_why",
-                                      l->first_why, "tried", tried ? tried : json_array(), "rule", l->rule, "chosen",
-                                      l->chosen, "why", l->why, "agreed", t->learn_agreed[d]));
+    for (int d = 0; d < 2; d++)
+        if (t->learn[d].active)
+            ferry_json_set(all, dir_kind[d], direction_json(&t->learn[d], t->learn_agreed[d], &ok), &ok);
+    if (!ok) {
+        json_decref(all);
+        return NULL;
     }
-    char *s = all ? json_dumps(all, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
-    json_decref(all);
-    return s;
+    return all;
 }
