@@ -224,7 +224,7 @@ void ferry_hints_display(const ferry_hints *h, const char *filename, FILE *out)
         if (d->kind == HK_SIZE) {
             char hs[32];
             int64_t x = strtoll(v, NULL, 10);
-            ferry_size_human((double)x, hs, sizeof hs);
+            ferry_size_format((double)x, FERRY_SIZE_SHORT, hs, sizeof hs);
             if (x >= 1024)
                 snprintf(shown, sizeof shown, "%s (%s)", v, hs);
             else

@@ -9,6 +9,7 @@
 #include "ferry.h"
 #include "util/fnv.h"
 #include "util/plural.h"
+#include "util/size.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -187,8 +188,8 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
             ph[p] += g[j].phase[p];
     }
     char r[32], w[32];
-    ferry_stats_human(counter(tot, "bytes_read"), r, sizeof r);
-    ferry_stats_human(counter(tot, "bytes_written"), w, sizeof w);
+    ferry_size_format((double)counter(tot, "bytes_read"), FERRY_SIZE_TENTHS, r, sizeof r);
+    ferry_size_format((double)counter(tot, "bytes_written"), FERRY_SIZE_TENTHS, w, sizeof w);
     put(&b, "ferry job report, %s: %d ranks, %d file open%s in %d group%s, %s read, %s written\n",
         version ? version : "ferry", ranks, n, n == 1 ? "" : "s", ng, ng == 1 ? "" : "s", r, w);
 
@@ -203,8 +204,8 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
         const int64_t *gc = g[j].counter;
         snprintf(cr, sizeof cr, "%" PRId64 "/%" PRId64, counter(gc, "coll_reads"), counter(gc, "coll_writes"));
         snprintf(cw, sizeof cw, "%" PRId64 "/%" PRId64, counter(gc, "ind_reads"), counter(gc, "ind_writes"));
-        ferry_stats_human(counter(gc, "bytes_read"), r, sizeof r);
-        ferry_stats_human(counter(gc, "bytes_written"), w, sizeof w);
+        ferry_size_format((double)counter(gc, "bytes_read"), FERRY_SIZE_TENTHS, r, sizeof r);
+        ferry_size_format((double)counter(gc, "bytes_written"), FERRY_SIZE_TENTHS, w, sizeof w);
         put(&b, "  %-24s %5d %5d %11s %11s %13s %13s %9.3f\n", g[j].glob, g[j].opens, g[j].ranks, r, w, cr, cw,
             secs);
     }

@@ -53,9 +53,6 @@ typedef void (*ferry_stats_sink)(const ferry_stats_total *t, const char *filenam
 void ferry_stats_set_sink(ferry_stats_sink s);
 ferry_stats_sink ferry_stats_get_sink(void);
 
-/* "512 B", "1.5 MiB". */
-void ferry_stats_human(int64_t v, char *buf, size_t len);
-
 /* ---- learning (stats_learn.c) ---- */
 /* One line describing a learned pattern ("4 MiB per call in 1024 pieces of 4.0 KiB, interleaved, ..."). */
 void ferry_learn_describe(const ferry_learned_key *k, char *buf, size_t cap);

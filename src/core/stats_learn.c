@@ -11,6 +11,7 @@
 #include "core/stats_internal.h"
 #include "util/json.h"
 #include "util/plural.h"
+#include "util/size.h"
 
 static const char *const dir_kind[2] = {"coll_read", "coll_write"};
 
@@ -31,8 +32,8 @@ void ferry_learn_describe(const ferry_learned_key *k, char *buf, size_t cap)
 {
     char piece[32], call[32];
     int64_t avg = k->pieces ? k->bytes / k->pieces : 0;
-    ferry_stats_human(avg, piece, sizeof piece);
-    ferry_stats_human(k->bytes, call, sizeof call);
+    ferry_size_format((double)avg, FERRY_SIZE_TENTHS, piece, sizeof piece);
+    ferry_size_format((double)k->bytes, FERRY_SIZE_TENTHS, call, sizeof call);
     snprintf(buf, cap, "%s per call in %" PRId64 " pieces of %s, %s, %d ranks on %d node%s", call, k->pieces, piece,
              k->span > k->extent ? "interleaved" : "ranks apart", k->ranks, k->nodes, k->nodes == 1 ? "" : "s");
 }

@@ -21,6 +21,7 @@
 #include "util/json.h"
 #include "util/plural.h"
 #include "core/switches.h"
+#include "util/size.h"
 
 /* ---- a growable string ---- */
 
@@ -105,8 +106,8 @@ static void row_n(sbuf *b, const char *label, int64_t r, int64_t w, int r_na, in
 static void row_b(sbuf *b, const char *label, int64_t r, int64_t w, int r_na, int w_na)
 {
     char rs[32], ws[32];
-    ferry_stats_human(r, rs, sizeof rs);
-    ferry_stats_human(w, ws, sizeof ws);
+    ferry_size_format((double)r, FERRY_SIZE_TENTHS, rs, sizeof rs);
+    ferry_size_format((double)w, FERRY_SIZE_TENTHS, ws, sizeof ws);
     sb_printf(b, "  %-34s %14s %14s\n", label, r_na ? "-" : rs, w_na ? "-" : ws);
 }
 

@@ -46,13 +46,13 @@ static int64_t env_size(const char *name, int64_t dflt, int64_t min)
     int64_t v;
     char why[160], instead[64], h[32];
     if (ferry_size_parse(e, &v, why, sizeof why) != 0) {
-        ferry_size_human((double)dflt, h, sizeof h);
+        ferry_size_format((double)dflt, FERRY_SIZE_SHORT, h, sizeof h);
         snprintf(instead, sizeof instead, "using %s", h);
         warn_once(name, e, why, instead);
         return dflt;
     }
     if (v < min) {
-        ferry_size_human((double)min, h, sizeof h);
+        ferry_size_format((double)min, FERRY_SIZE_SHORT, h, sizeof h);
         snprintf(why, sizeof why, "below the smallest, %s", h);
         snprintf(instead, sizeof instead, "using %s", h);
         warn_once(name, e, why, instead);

@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "output.h"
 #include "util/json.h"
+#include "util/size.h"
 
 int cmd_compare(int argc, char **argv)
 {
@@ -38,7 +39,7 @@ int cmd_compare(int argc, char **argv)
         return 1;
     }
     char bpr[32];
-    format_size(o.bytes_per_rank, bpr, sizeof bpr);
+    ferry_size_format(o.bytes_per_rank, FERRY_SIZE_EXACT, bpr, sizeof bpr);
     if (o.json) {
         int ok = 1;
         json_t *doc = json_object();

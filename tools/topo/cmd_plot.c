@@ -16,6 +16,7 @@
 #include "exe_dir.h"
 #include "output.h"
 #include "util/json.h"
+#include "util/size.h"
 
 #ifndef FERRY_TOPO_PLOT_SRC
 #define FERRY_TOPO_PLOT_SRC "ferry_topo_plot.py"
@@ -218,7 +219,7 @@ int cmd_plot(int argc, char **argv) {
     return 1;
   }
   char bpr[32];
-  format_size(o.bytes_per_rank, bpr, sizeof bpr);
+  ferry_size_format(o.bytes_per_rank, FERRY_SIZE_EXACT, bpr, sizeof bpr);
   int ok = 1;
   json_t *doc = json_object();
   ferry_json_set(doc, "machine", ferry_json_str(ferry_topo_spec(m)), &ok);

@@ -10,6 +10,7 @@
 #include "util/json.h"
 #include "sim.h"
 #include "trace.h"
+#include "util/size.h"
 
 typedef struct {
   long long key;
@@ -192,7 +193,7 @@ int cmd_replay(int argc, char **argv) {
     if (out_json_done(doc, ok, stdout)) goto out;
   } else {
     char tb[32];
-    format_bytes(mt.total_bytes, tb, sizeof tb);
+    ferry_size_format(mt.total_bytes, FERRY_SIZE_3DIGITS, tb, sizeof tb);
     printf("# %s\n# trace %s: %ld ranks, %d per node, %zu messages (%zu node pairs), %zu writes, %s\n",
            ferry_topo_describe(m), o.positional[0], tr.ranks, ppn, tr.nmsgs, nf - (size_t)nw, tr.nwrites, tb);
     if (tr.nrecords)

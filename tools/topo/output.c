@@ -5,15 +5,7 @@
 #include <stdlib.h>
 
 #include "util/json.h"
-
-void format_bytes(double b, char *buf, size_t len) {
-  static const char *suf[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int k = 0;
-  double v = b;
-  while (k < 5 && (v >= 1024 || v <= -1024)) v /= 1024, k++;
-  if (k == 0) snprintf(buf, len, "%.0f B", b);
-  else snprintf(buf, len, "%.*f %s", v >= 100 || v <= -100 ? 0 : v >= 10 || v <= -10 ? 1 : 2, v, suf[k]);
-}
+#include "util/size.h"
 
 static int simulated(const scen_row *rows, int n) {
   for (int i = 0; i < n; i++)
@@ -29,9 +21,9 @@ typedef struct {
 
 static row_units units_of(const scen_row *r) {
   row_units u;
-  format_bytes(r->max_link_load, u.link, sizeof u.link);
-  format_bytes(r->hop_bytes, u.hops, sizeof u.hops);
-  format_bytes(r->max_gw_bytes, u.gw, sizeof u.gw);
+  ferry_size_format(r->max_link_load, FERRY_SIZE_3DIGITS, u.link, sizeof u.link);
+  ferry_size_format(r->hop_bytes, FERRY_SIZE_3DIGITS, u.hops, sizeof u.hops);
+  ferry_size_format(r->max_gw_bytes, FERRY_SIZE_3DIGITS, u.gw, sizeof u.gw);
   return u;
 }
 
@@ -136,7 +128,7 @@ void out_top_links(FILE *o, const ferry_topo_machine *m, const ferry_topo_metric
   for (int i = 0; i < nt; i++) {
     char name[96], b[32];
     ferry_topo_link_name(m, top[i], name, sizeof name);
-    format_bytes(mt->link_bytes[top[i]], b, sizeof b);
+    ferry_size_format(mt->link_bytes[top[i]], FERRY_SIZE_3DIGITS, b, sizeof b);
     fprintf(o, "%-36s %12s %12.6g\n", name, b, mt->link_bytes[top[i]] / ferry_topo_link_bandwidth(m, top[i]));
   }
   free(top);

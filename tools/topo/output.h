@@ -18,7 +18,5 @@ int out_json_done(json_t *doc, int ok, FILE *o);
 /* The k links with the largest bytes/bandwidth. */
 void out_top_links(FILE *o, const ferry_topo_machine *m, const ferry_topo_metrics *mt, int k);
 int out_links_csv(const char *path, const ferry_topo_machine *m, const ferry_topo_metrics *mt);
-/* Bytes for people: "1.00 GiB", "512 MiB", "17.5 KiB", "100 B". */
-void format_bytes(double bytes, char *buf, size_t len);
 
 #endif

@@ -149,8 +149,6 @@ void tune_space_describe(const tune_space *s, const int *v, char *buf, size_t le
 void tune_space_default_value(const tune_facts *f, const char *key, char *buf, size_t len);
 int tune_space_set_count(const tune_space *s, const int *v);
 void tune_space_print(const tune_space *s, FILE *out);
-/* A size in ferry's hint syntax: 4m, 512k, 3 */
-void tune_size_str(int64_t v, char *buf, size_t len);
 
 /* ---- proxies (proxy.c) ---- */
 
