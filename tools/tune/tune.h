@@ -9,7 +9,7 @@
  *   main.c    command line, probes, the run of the search
  *   space.c   the search space: dimensions, values, relevance, hint strings
  *   search.c  the search itself (MPI-free; see search.h)
- *   stat.c    medians, spreads, the Mann-Whitney test
+ *   stat.c    summaries (medians from util/median.c), spreads, the Mann-Whitney test
  *   runner.c  one launch of mpiexec + ferry-bench, its JSON parsed
  *   proxy.c   a FERRY_STATS_JSON record -> a ferry-bench invocation
  *   report.c  the report, the hints file, the samples CSV
