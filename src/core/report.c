@@ -6,6 +6,7 @@
  */
 #include "core/report.h"
 #include "core/finalize.h"
+#include "core/say.h"
 #include "ferry.h"
 #include "util/fnv.h"
 #include "util/plural.h"
@@ -282,8 +283,7 @@ static void write_report(const kept_file *all, int total, int lost, int ranks)
     }
     FILE *out = target[0] ? fopen(target, "w") : stderr;
     if (!out) {
-        fprintf(stderr, "ferry: warning: FERRY_REPORT=%s: cannot write the job report there; it follows here\n",
-                target);
+        ferry_say(FERRY_WARN, "FERRY_REPORT=%s: cannot write the job report there; it follows here", target);
         out = stderr;
     }
     fputs(txt ? txt : "ferry job report: out of memory\n", out);
@@ -313,7 +313,7 @@ static void report_at_finalize(void)
     MPI_Bcast(&room, 1, MPI_INT, 0, MPI_COMM_WORLD); /* rank 0 cannot take part without its arrays */
     if (!room) {
         if (rank == 0)
-            fprintf(stderr, "ferry: warning: out of memory for the job report\n");
+            ferry_say(FERRY_WARN, "out of memory for the job report");
         free(counts);
         free(takes);
         free(bytes);
@@ -355,7 +355,7 @@ static void report_at_finalize(void)
         if (all && room)
             write_report(all, total, lost, size);
         else
-            fprintf(stderr, "ferry: warning: out of memory for the job report\n");
+            ferry_say(FERRY_WARN, "out of memory for the job report");
     }
     free(all);
     free(counts);
@@ -397,8 +397,10 @@ void ferry_report_init(void)
     if (rank == 0) {
         memcpy(target, mine, sizeof target);
         if (r[0] != -r[1] || r[2] != -r[3])
-            fprintf(stderr, "ferry: warning: FERRY_REPORT differs between ranks; the job report is on, written %s%s "
-                            "(rank 0's setting)\n", target[0] ? "to " : "on standard error", target);
+            ferry_say(FERRY_WARN,
+                      "FERRY_REPORT differs between ranks; the job report is on, written %s%s "
+                      "(rank 0's setting)",
+                      target[0] ? "to " : "on standard error", target);
     }
     ferry_stats_set_sink(ferry_report_note);
     ferry_at_finalize(report_at_finalize);

@@ -21,6 +21,7 @@
 #include "util/json.h"
 #include "util/plural.h"
 #include "core/switches.h"
+#include "core/say.h"
 #include "util/size.h"
 
 /* ---- a growable string ---- */
@@ -340,7 +341,7 @@ static void append_rank_csv(const ferry_stats *s, const char *filename, int rank
     free(b.p);
     static int warned;
     if (rc != 0 && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-        fprintf(stderr, "ferry: rank %d: cannot append statistics to %s: %s\n", wrank, path, strerror(-rc));
+        ferry_say(FERRY_INFO, "rank %d: cannot append statistics to %s: %s", wrank, path, strerror(-rc));
 }
 
 #define NC FERRY_STATS_MAX_COUNTERS
@@ -454,8 +455,7 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
         char *line = ferry_stats_json_record(&t, filename, hints_json, (long long)time(NULL));
         int rc = line ? ferry_stats_append(path, line) : -12;
         if (rc != 0)
-            fprintf(stderr, "ferry: FERRY_STATS_JSON=%s: cannot append the record: %s\n", path,
-                    strerror(-rc));
+            ferry_say(FERRY_INFO, "FERRY_STATS_JSON=%s: cannot append the record: %s", path, strerror(-rc));
         free(line);
     }
 }
