@@ -255,19 +255,18 @@ static json_t *option_json(const ferry_learned_option *o, int *ok)
     return j;
 }
 
+json_t *ferry_learned_key_json(const ferry_learned_key *k)
+{
+    return json_pack("{s:o,s:o,s:s,s:i,s:i,s:I,s:I,s:I,s:I,s:I}", "fs", ferry_json_str(k->fs), "mount",
+                     ferry_json_str(k->mount), "op", k->write ? "write" : "read", "ranks", k->ranks, "nodes", k->nodes,
+                     "bytes", (json_int_t)k->bytes, "pieces", (json_int_t)k->pieces, "active", (json_int_t)k->active,
+                     "extent", (json_int_t)k->extent, "span", (json_int_t)k->span);
+}
+
+/* the key's members, then what was chosen and measured */
 static json_t *entry_json(const ferry_learned_entry *e, int *ok)
 {
-    json_t *j = json_object();
-    ferry_json_set(j, "fs", ferry_json_str(e->key.fs), ok);
-    ferry_json_set(j, "mount", ferry_json_str(e->key.mount), ok);
-    ferry_json_set(j, "op", json_string(e->key.write ? "write" : "read"), ok);
-    ferry_json_set(j, "ranks", json_integer(e->key.ranks), ok);
-    ferry_json_set(j, "nodes", json_integer(e->key.nodes), ok);
-    ferry_json_set(j, "bytes", json_integer(e->key.bytes), ok);
-    ferry_json_set(j, "pieces", json_integer(e->key.pieces), ok);
-    ferry_json_set(j, "active", json_integer(e->key.active), ok);
-    ferry_json_set(j, "extent", json_integer(e->key.extent), ok);
-    ferry_json_set(j, "span", json_integer(e->key.span), ok);
+    json_t *j = ferry_learned_key_json(&e->key);
     ferry_json_set(j, "choice", option_json(&e->choice, ok), ok);
     json_t *tried = json_array();
     for (int i = 0; i < e->ntried; i++) {

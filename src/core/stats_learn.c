@@ -83,51 +83,25 @@ int ferry_stats_learn_text(const ferry_stats_total *t, char *buf, size_t cap)
     return (int)o;
 }
 
-static json_t *key_json(const ferry_learned_key *k, int *ok)
+static json_t *option_json(const struct ferry_learn_opt_summary *o)
 {
-    json_t *j = json_object();
-    ferry_json_set(j, "fs", ferry_json_str(k->fs), ok);
-    ferry_json_set(j, "mount", ferry_json_str(k->mount), ok);
-    ferry_json_set(j, "op", json_string(k->write ? "write" : "read"), ok);
-    ferry_json_set(j, "ranks", json_integer(k->ranks), ok);
-    ferry_json_set(j, "nodes", json_integer(k->nodes), ok);
-    ferry_json_set(j, "bytes", json_integer(k->bytes), ok);
-    ferry_json_set(j, "pieces", json_integer(k->pieces), ok);
-    ferry_json_set(j, "active", json_integer(k->active), ok);
-    ferry_json_set(j, "extent", json_integer(k->extent), ok);
-    ferry_json_set(j, "span", json_integer(k->span), ok);
-    return j;
-}
-
-static json_t *option_json(const struct ferry_learn_opt_summary *o, int *ok)
-{
-    json_t *j = json_object();
-    ferry_json_set(j, "option", ferry_json_str(o->name), ok);
-    ferry_json_set(j, "calls", json_integer(o->calls), ok);
-    ferry_json_set(j, "best_seconds", ferry_json_real(o->best, 6), ok);
-    ferry_json_set(j, "typical_seconds", ferry_json_real(o->typical, 6), ok);
-    ferry_json_set(j, "from_store", json_boolean(o->prior), ok);
-    return j;
+    return json_pack("{s:o,s:I,s:o,s:o,s:b}", "option", ferry_json_str(o->name), "calls", (json_int_t)o->calls,
+                     "best_seconds", ferry_json_real(o->best, 6), "typical_seconds", ferry_json_real(o->typical, 6),
+                     "from_store", o->prior);
 }
 
 static json_t *direction_json(const ferry_learn_summary *l, int agreed, int *ok)
 {
-    json_t *j = json_object();
-    ferry_json_set(j, "key", key_json(&l->key, ok), ok);
-    ferry_json_set(j, "calls", json_integer(l->calls), ok);
-    ferry_json_set(j, "trials", json_integer(l->trials), ok);
-    ferry_json_set(j, "patterns", json_integer(l->patterns), ok);
-    ferry_json_set(j, "from_store", json_boolean(l->from_store), ok);
-    ferry_json_set(j, "first", ferry_json_str(l->first), ok);
-    ferry_json_set(j, "first_why", ferry_json_str(l->first_why), ok);
     json_t *tried = json_array();
     for (int i = 0; i < l->nopt && i < FERRY_LEARN_SHOWN; i++)
-        ferry_json_push(tried, option_json(&l->opt[i], ok), ok);
-    ferry_json_set(j, "tried", tried, ok);
-    ferry_json_set(j, "rule", ferry_json_str(l->rule), ok);
-    ferry_json_set(j, "chosen", ferry_json_str(l->chosen), ok);
-    ferry_json_set(j, "why", ferry_json_str(l->why), ok);
-    ferry_json_set(j, "agreed", json_boolean(agreed), ok);
+        ferry_json_push(tried, option_json(&l->opt[i]), ok);
+    json_t *j = json_pack("{s:o,s:I,s:I,s:i,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:b}", "key", ferry_learned_key_json(&l->key),
+                          "calls", (json_int_t)l->calls, "trials", (json_int_t)l->trials, "patterns", l->patterns,
+                          "from_store", l->from_store, "first", ferry_json_str(l->first), "first_why",
+                          ferry_json_str(l->first_why), "tried", tried, "rule", ferry_json_str(l->rule), "chosen",
+                          ferry_json_str(l->chosen), "why", ferry_json_str(l->why), "agreed", agreed);
+    if (!j)
+        *ok = 0;
     return j;
 }
 

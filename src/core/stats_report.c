@@ -185,12 +185,11 @@ static json_t *strategies_json(const ferry_stats_total *t, int *ok)
     json_t *all = json_object();
     for (int k = 0; k < FERRY_KIND_COUNT; k++) {
         int used = t->calls[k] > 0 && t->strategy[k][0];
-        json_t *one = json_object();
-        ferry_json_set(one, "strategy", ferry_json_str(used ? t->strategy[k] : "none"), ok);
-        ferry_json_set(one, "reason", ferry_json_str(used ? t->reason[k] : ""), ok);
-        ferry_json_set(one, "calls", json_integer(t->calls[k]), ok);
-        ferry_json_set(one, "rank", json_integer(used ? t->from_rank[k] : -1), ok);
-        ferry_json_set(all, ferry_kind_name((ferry_kind)k), one, ok);
+        ferry_json_set(all, ferry_kind_name((ferry_kind)k),
+                       json_pack("{s:o,s:o,s:I,s:i}", "strategy", ferry_json_str(used ? t->strategy[k] : "none"),
+                                 "reason", ferry_json_str(used ? t->reason[k] : ""), "calls",
+                                 (json_int_t)t->calls[k], "rank", used ? t->from_rank[k] : -1),
+                       ok);
     }
     return all;
 }
@@ -198,39 +197,26 @@ static json_t *strategies_json(const ferry_stats_total *t, int *ok)
 static json_t *timers_json(const ferry_stats_total *t, int *ok)
 {
     json_t *all = json_object();
-    for (int p = 0; p < FERRY_PHASE_COUNT; p++) {
-        json_t *one = json_object();
-        ferry_json_set(one, "min", ferry_json_real(t->tmin[p], 9), ok);
-        ferry_json_set(one, "max", ferry_json_real(t->tmax[p], 9), ok);
-        ferry_json_set(one, "avg", ferry_json_real(t->tavg[p], 9), ok);
-        ferry_json_set(all, ferry_phase_name((ferry_phase)p), one, ok);
-    }
+    for (int p = 0; p < FERRY_PHASE_COUNT; p++)
+        ferry_json_set(all, ferry_phase_name((ferry_phase)p),
+                       json_pack("{s:o,s:o,s:o}", "min", ferry_json_real(t->tmin[p], 9), "max",
+                                 ferry_json_real(t->tmax[p], 9), "avg", ferry_json_real(t->tavg[p], 9)),
+                       ok);
     return all;
 }
 
-static json_t *filesystem_json(const ferry_fs_info *fs, int *ok)
+static json_t *filesystem_json(const ferry_fs_info *fs)
 {
-    json_t *j = json_object();
-    ferry_json_set(j, "name", ferry_json_str(fs->name), ok);
-    ferry_json_set(j, "type", json_string(ferry_fs_type_name(fs->type)), ok);
-    ferry_json_set(j, "class", json_string(ferry_fs_class_name(fs->fs_class)), ok);
-    ferry_json_set(j, "stripe_unit", json_integer(fs->stripe_unit), ok);
-    ferry_json_set(j, "stripe_count", json_integer(fs->stripe_count), ok);
-    ferry_json_set(j, "stripe_source", json_string(ferry_stripe_source_name(fs->stripe_src)), ok);
-    ferry_json_set(j, "stripe_how", ferry_json_str(fs->stripe_how), ok);
-    ferry_json_set(j, "coherent_locks", json_boolean(fs->coherent_locks), ok);
-    ferry_json_set(j, "coherent_cache", json_boolean(fs->coherent_cache), ok);
-    ferry_json_set(j, "cache_source", json_string(fs->cache_from_hint ? "hint" : "detected"), ok);
-    ferry_json_set(j, "rmw_safe", json_boolean(fs->rmw_safe), ok);
-    ferry_json_set(j, "keeps_pages", json_boolean(fs->keeps_pages), ok);
-    ferry_json_set(j, "size_refresh", json_string(ferry_size_refresh_name(fs->size_refresh)), ok);
-    ferry_json_set(j, "close_behind", json_boolean(fs->close_behind), ok);
-    ferry_json_set(j, "size_race", json_boolean(fs->size_race), ok);
-    ferry_json_set(j, "truncate_stale", json_boolean(fs->truncate_stale), ok);
-    ferry_json_set(j, "whole_file_cache", json_integer(fs->whole_file_cache), ok);
-    ferry_json_set(j, "clients_here", json_integer(fs->clients_here), ok);
-    ferry_json_set(j, "one_client", json_boolean(fs->one_client), ok);
-    return j;
+    return json_pack("{s:o,s:s,s:s,s:I,s:i,s:s,s:o,s:b,s:b,s:s,s:b,s:b,s:s,s:b,s:b,s:b,s:I,s:i,s:b}", "name",
+                     ferry_json_str(fs->name), "type", ferry_fs_type_name(fs->type), "class",
+                     ferry_fs_class_name(fs->fs_class), "stripe_unit", (json_int_t)fs->stripe_unit, "stripe_count",
+                     fs->stripe_count, "stripe_source", ferry_stripe_source_name(fs->stripe_src), "stripe_how",
+                     ferry_json_str(fs->stripe_how), "coherent_locks", fs->coherent_locks, "coherent_cache",
+                     fs->coherent_cache, "cache_source", fs->cache_from_hint ? "hint" : "detected", "rmw_safe",
+                     fs->rmw_safe, "keeps_pages", fs->keeps_pages, "size_refresh",
+                     ferry_size_refresh_name(fs->size_refresh), "close_behind", fs->close_behind, "size_race",
+                     fs->size_race, "truncate_stale", fs->truncate_stale, "whole_file_cache",
+                     (json_int_t)fs->whole_file_cache, "clients_here", fs->clients_here, "one_client", fs->one_client);
 }
 
 /* The caller's hints object; anything that is not one is replaced by {}. */
@@ -247,21 +233,18 @@ char *ferry_stats_json_record(const ferry_stats_total *t, const char *filename, 
                               long long unix_time)
 {
     int ok = 1;
-    json_t *r = json_object();
-    ferry_json_set(r, "schema", json_integer(1), &ok);
-    ferry_json_set(r, "ferry_version", ferry_json_str(ferry_version_number()), &ok);
-    ferry_json_set(r, "mpi", ferry_json_str(ferry_version_flavor()), &ok);
-    ferry_json_set(r, "file", ferry_json_str(filename), &ok);
-    ferry_json_set(r, "ranks", json_integer(t->ranks), &ok);
-    ferry_json_set(r, "nodes", json_integer(t->nodes), &ok);
     json_t *counters = json_object();
     for (int i = 0; i < ferry_stats_ncounters; i++)
         ferry_json_set(counters, ferry_stats_counters[i].name, json_integer(t->counter[i]), &ok);
-    ferry_json_set(r, "counters", counters, &ok);
+    json_t *r = json_pack("{s:i,s:o,s:o,s:o,s:i,s:i,s:o}", "schema", 1, "ferry_version",
+                          ferry_json_str(ferry_version_number()), "mpi", ferry_json_str(ferry_version_flavor()), "file",
+                          ferry_json_str(filename), "ranks", t->ranks, "nodes", t->nodes, "counters", counters);
+    if (!r)
+        ok = 0;
     ferry_json_set(r, "strategies", strategies_json(t, &ok), &ok);
     ferry_json_set(r, "timers", timers_json(t, &ok), &ok);
     if (t->fs.name[0])
-        ferry_json_set(r, "filesystem", filesystem_json(&t->fs, &ok), &ok);
+        ferry_json_set(r, "filesystem", filesystem_json(&t->fs), &ok);
     if (t->learn[0].active || t->learn[1].active)
         ferry_json_set(r, "learning", ferry_stats_learn_object(t), &ok);
     ferry_json_set(r, "hints", hints_object(hints_json), &ok);
