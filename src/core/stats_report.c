@@ -187,8 +187,8 @@ static json_t *strategies_json(const ferry_stats_total *t, int *ok)
         int used = t->calls[k] > 0 && t->strategy[k][0];
         ferry_json_set(all, ferry_kind_name((ferry_kind)k),
                        json_pack("{s:o,s:o,s:I,s:i}", "strategy", ferry_json_str(used ? t->strategy[k] : "none"),
-                                 "reason", ferry_json_str(used ? t->reason[k] : ""), "calls",
-                                 (json_int_t)t->calls[k], "rank", used ? t->from_rank[k] : -1),
+                                 "reason", ferry_json_str(used ? t->reason[k] : ""), "calls", (json_int_t)t->calls[k],
+                                 "rank", used ? t->from_rank[k] : -1),
                        ok);
     }
     return all;

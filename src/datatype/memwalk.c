@@ -51,15 +51,9 @@ static void copy(ferry_mem_walk *mw, char *dst, const char *src, int64_t n)
     }
 }
 
-void ferry_mem_pack(ferry_mem_walk *mw, char *dst, int64_t n)
-{
-    copy(mw, dst, NULL, n);
-}
+void ferry_mem_pack(ferry_mem_walk *mw, char *dst, int64_t n) { copy(mw, dst, NULL, n); }
 
-void ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n)
-{
-    copy(mw, NULL, src, n);
-}
+void ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n) { copy(mw, NULL, src, n); }
 
 int ferry_mem_pack_type(const void *buf, int64_t count, MPI_Datatype type, int64_t skip, int64_t bytes,
                         char *out)

@@ -78,10 +78,7 @@ static double as_printed(const char *fmt, int prec, double x)
     return strtod(text, NULL);
 }
 
-json_t *ferry_json_real(double x, int digits)
-{
-    return json_real(isfinite(x) ? as_printed("%.*g", digits, x) : 0.0);
-}
+json_t *ferry_json_real(double x, int digits) { return json_real(isfinite(x) ? as_printed("%.*g", digits, x) : 0.0); }
 
 json_t *ferry_json_fixed(double x, int decimals)
 {

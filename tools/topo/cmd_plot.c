@@ -103,8 +103,8 @@ static json_t *plane_links(const ferry_topo_machine *m, const plane_t *p, const 
         ferry_topo_coords(m, b, ct);
         if (!in_plane(p, cf) || !in_plane(p, ct))
             continue;
-        json_t *x = json_pack("[i,i,i,i,o]", cf[p->x], cf[p->y], ct[p->x], ct[p->y],
-                              ferry_json_fixed(mt->link_bytes[l], 0));
+        json_t *x =
+            json_pack("[i,i,i,i,o]", cf[p->x], cf[p->y], ct[p->x], ct[p->y], ferry_json_fixed(mt->link_bytes[l], 0));
         ferry_json_push(all, x, ok);
     }
     return all;
