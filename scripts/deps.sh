@@ -6,7 +6,7 @@ set -euo pipefail
 debs=(build-essential cmake ninja-build pkg-config
       libopenmpi-dev openmpi-bin libmpich-dev mpich
       libhdf5-openmpi-dev libhdf5-mpich-dev
-      valgrind cppcheck clang libclang-rt-14-dev
+      valgrind cppcheck clang libclang-rt-14-dev clang-format
       python3 python3-matplotlib python3-numpy python3-pip
       libsimgrid-dev libjansson-dev
       glusterfs-server glusterfs-client iproute2 util-linux iperf3)

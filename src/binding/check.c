@@ -1,6 +1,7 @@
 /* Argument checks and the common path of the data entry points. */
 #include "binding/bind.h"
 #include "core/compat_env.h"
+#include "core/say.h"
 #include "datatype/usable.h"
 
 #include <stdint.h>
@@ -53,7 +54,7 @@ static int rw_outcome(ferry_file *f, int code, const char *fname)
         for (char *c = text; *c; c++) /* one line, whatever the MPI library's text holds */
             if (*c == '\n' || *c == '\r')
                 *c = ' ';
-        fprintf(stderr, "ferry: %s on \"%s\" failed: %s; aborting (%s)\n", fname, f->filename, text, var);
+        ferry_say(FERRY_INFO, "%s on \"%s\" failed: %s; aborting (%s)", fname, f->filename, text, var);
         /* the launcher forwards a rank's stderr on its own time: an abort at
          * once kills the line in transit (Open MPI lost it every time) */
         struct timespec pause = {0, 200 * 1000 * 1000};

@@ -18,6 +18,7 @@
 
 #include "core/chain.h"
 #include "core/mpi_lib.h"
+#include "core/say.h"
 
 /* link.h's ElfW(), spelt out (cppcheck cannot expand it) */
 #if __SIZEOF_POINTER__ == 8
@@ -153,10 +154,10 @@ static void warn_once(const char *tool, const char *fn)
     if (init && !fini)
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0)
-        fprintf(stderr,
-                "ferry: %s wraps %s but calls the MPI library past ferry (it is preloaded after %s), so it sees "
-                "none of the program's MPI-IO: preload it first, LD_PRELOAD=%s:%s\n",
-                tool, fn, self_name, tool, self_name);
+        ferry_say(FERRY_INFO,
+                  "%s wraps %s but calls the MPI library past ferry (it is preloaded after %s), so it sees "
+                  "none of the program's MPI-IO: preload it first, LD_PRELOAD=%s:%s",
+                  tool, fn, self_name, tool, self_name);
 }
 
 ferry_fn ferry_chain_resolve(const char *mpi_name, int any_tool, ferry_chain_slot *slot)

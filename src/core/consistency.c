@@ -5,6 +5,7 @@
  */
 #include "core/consistency.h"
 #include "core/errors.h"
+#include "core/say.h"
 #include "driver/coherence.h"
 
 #include <errno.h>
@@ -25,11 +26,11 @@ static void say_undefeatable(ferry_file *f)
     if (!f->fs.truncate_stale || f->rank != 0 || (f->size == 1 && wrank != 0) ||
         __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
         return;
-    fprintf(stderr,
-            "ferry: note: %s: %s is a sharded GlusterFS volume: after another node truncates a file, pieces "
-            "written again cannot be read from this node's client; ferry reports MPI_ERR_IO there "
-            "(docs/filesystems.md)\n",
-            f->filename, f->fs.name);
+    ferry_say(FERRY_NOTE,
+              "%s: %s is a sharded GlusterFS volume: after another node truncates a file, pieces "
+              "written again cannot be read from this node's client; ferry reports MPI_ERR_IO there "
+              "(docs/filesystems.md)",
+              f->filename, f->fs.name);
 }
 
 /* This client's size, refreshed by a directory listing when it is not the

@@ -9,6 +9,7 @@
  */
 #include "core/errors.h"
 #include "core/file.h"
+#include "core/say.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -242,7 +243,7 @@ int ferry_raise(ferry_file *f, int code, const char *fn)
         int len = 0;
         if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
             snprintf(text, sizeof text, "error %d", code);
-        fprintf(stderr, "ferry: %s on %s failed: %s\n", fn, f && f->filename ? f->filename : "MPI_FILE_NULL", text);
+        ferry_say(FERRY_INFO, "%s on %s failed: %s", fn, f && f->filename ? f->filename : "MPI_FILE_NULL", text);
         fflush(stderr);
         MPI_Abort(f ? f->comm : MPI_COMM_WORLD, code);
         return code;

@@ -207,40 +207,36 @@ static void ld_in(const unsigned char *in, unsigned char *out, int64_t n)
 #endif
 }
 
-void ferry_ext32_encode(MPI_Datatype prim, int64_t count, const char *native, char *file)
+/* native -> external32 (encode) or back: the same walk over the parts of
+ * count elements of prim, in steps of each side's part size */
+static void convert(MPI_Datatype prim, int64_t count, const unsigned char *in, unsigned char *out, int encode)
 {
     prim_info p;
     info_of(prim, &p);
-    const unsigned char *in = (const unsigned char *)native;
-    unsigned char *out = (unsigned char *)file;
     if (p.kind == K_BYTES && p.native == p.ext) {
         memcpy(out, in, (size_t)(count * p.ext));
         return;
     }
     int64_t n = p.native / p.parts, m = p.ext / p.parts, parts = count * p.parts;
-    for (int64_t i = 0; i < parts; i++, in += n, out += m) {
-        if (p.kind == K_LDOUBLE)
+    int64_t in_step = encode ? n : m, out_step = encode ? m : n;
+    for (int64_t i = 0; i < parts; i++, in += in_step, out += out_step) {
+        if (p.kind == K_LDOUBLE && encode)
             ld_out(in, n, out);
-        else
+        else if (p.kind == K_LDOUBLE)
+            ld_in(in, out, n);
+        else if (encode)
             int_out(in, n, out, m, p.kind == K_INT);
+        else
+            int_in(in, m, out, n, p.kind == K_INT);
     }
+}
+
+void ferry_ext32_encode(MPI_Datatype prim, int64_t count, const char *native, char *file)
+{
+    convert(prim, count, (const unsigned char *)native, (unsigned char *)file, 1);
 }
 
 void ferry_ext32_decode(MPI_Datatype prim, int64_t count, const char *file, char *native)
 {
-    prim_info p;
-    info_of(prim, &p);
-    const unsigned char *in = (const unsigned char *)file;
-    unsigned char *out = (unsigned char *)native;
-    if (p.kind == K_BYTES && p.native == p.ext) {
-        memcpy(out, in, (size_t)(count * p.ext));
-        return;
-    }
-    int64_t n = p.native / p.parts, m = p.ext / p.parts, parts = count * p.parts;
-    for (int64_t i = 0; i < parts; i++, in += m, out += n) {
-        if (p.kind == K_LDOUBLE)
-            ld_in(in, out, n);
-        else
-            int_in(in, m, out, n, p.kind == K_INT);
-    }
+    convert(prim, count, (const unsigned char *)file, (unsigned char *)native, 0);
 }

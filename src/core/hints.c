@@ -16,6 +16,7 @@
 #include "core/version.h"
 #include "ferry.h"
 #include "util/fnv.h"
+#include "util/json.h"
 #include "util/size.h"
 
 #define NWARN ((int)(sizeof(((ferry_hint_warnings *)0)->msg) / sizeof(((ferry_hint_warnings *)0)->msg[0])))
@@ -223,7 +224,7 @@ void ferry_hints_display(const ferry_hints *h, const char *filename, FILE *out)
         if (d->kind == HK_SIZE) {
             char hs[32];
             int64_t x = strtoll(v, NULL, 10);
-            ferry_size_human((double)x, hs, sizeof hs);
+            ferry_size_format((double)x, FERRY_SIZE_SHORT, hs, sizeof hs);
             if (x >= 1024)
                 snprintf(shown, sizeof shown, "%s (%s)", v, hs);
             else
@@ -311,74 +312,39 @@ int ferry_hints_equal(const ferry_hints *a, const ferry_hints *b)
     return 1;
 }
 
-/* JSON string body of s (hint values are validated, but escape anyway). */
-static int json_str(char *buf, size_t len, const char *s)
+/* One hint's value with its JSON type: sizes and counts as numbers, switches
+ * as booleans, the rest as text. */
+static json_t *hint_value(const ferry_hints *h, const hint_def *d)
 {
-    size_t o = 0;
-    int need = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        char tmp[8];
-        int n;
-        if (*p == '"' || *p == '\\')
-            n = snprintf(tmp, sizeof tmp, "\\%c", *p);
-        else if (*p < 0x20 || *p >= 0x7f)
-            n = snprintf(tmp, sizeof tmp, "\\u%04x", *p);
-        else
-            n = snprintf(tmp, sizeof tmp, "%c", *p);
-        for (int i = 0; i < n; i++, need++)
-            if (o + 1 < len)
-                buf[o++] = tmp[i];
+    char v[FERRY_HINT_STR];
+    ferry_hint_format(h, d, v, sizeof v);
+    switch (d->kind) {
+    case HK_SIZE:
+    case HK_INT: return json_integer(strtoll(v, NULL, 10));
+    case HK_LOCALAGG: return json_integer(h->local_aggregators);
+    case HK_BOOL: return json_boolean(strcmp(v, "true") == 0);
+    default: return ferry_json_str(v);
     }
-    if (len)
-        buf[o] = '\0';
-    return need;
 }
 
 int ferry_hints_to_json(const ferry_hints *h, char *buf, size_t len)
 {
-    size_t need = 0;
-    char piece[FERRY_HINT_STR * 7 + 64];
-    if (buf && len)
-        buf[0] = '\0';
-#define EMIT(str)                                                        \
-    do {                                                                 \
-        size_t l_ = strlen(str);                                         \
-        if (buf && need < len) {                                         \
-            size_t room_ = len - need - 1;                               \
-            size_t c_ = l_ < room_ ? l_ : room_;                         \
-            memcpy(buf + need, str, c_);                                 \
-            buf[need + c_] = '\0';                                       \
-        }                                                                \
-        need += l_;                                                      \
-    } while (0)
-    EMIT("{");
-    for (int i = 0; i < ferry_hint_count; i++) {
-        const hint_def *d = &ferry_hint_table[i];
-        char v[FERRY_HINT_STR];
-        ferry_hint_format(h, d, v, sizeof v);
-        const char *sep = i ? "," : "";
-        switch (d->kind) {
-        case HK_SIZE:
-        case HK_INT:
-            snprintf(piece, sizeof piece, "%s\"%s\":%s", sep, d->name, v);
-            break;
-        case HK_LOCALAGG:
-            snprintf(piece, sizeof piece, "%s\"%s\":%d", sep, d->name, h->local_aggregators);
-            break;
-        case HK_BOOL:
-            snprintf(piece, sizeof piece, "%s\"%s\":%s", sep, d->name, v);
-            break;
-        default: {
-            char esc[FERRY_HINT_STR * 6 + 1];
-            json_str(esc, sizeof esc, v);
-            snprintf(piece, sizeof piece, "%s\"%s\":\"%s\"", sep, d->name, esc);
-            break;
-        }
-        }
-        EMIT(piece);
+    int ok = 1;
+    json_t *all = json_object();
+    for (int i = 0; i < ferry_hint_count; i++)
+        ferry_json_set(all, ferry_hint_table[i].name, hint_value(h, &ferry_hint_table[i]), &ok);
+    char *line = ok ? ferry_json_line(all) : NULL;
+    json_decref(all);
+    if (!line) {
+        if (buf && len)
+            buf[0] = '\0';
+        return -1;
     }
-    EMIT("}");
-#undef EMIT
+    size_t need = strlen(line) - 1; /* without the line's newline */
+    line[need] = '\0';
+    if (buf && len)
+        snprintf(buf, len, "%s", line);
+    free(line);
     return (int)need;
 }
 

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "core/learned.h"
 #include "driver/path.h"
+#include "util/json.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -245,76 +246,90 @@ int ferry_learned_parse(const char *text, size_t len, ferry_learned *out, char *
 
 /* ---- writing ---- */
 
-static json_t *option_json(const ferry_learned_option *o)
+static json_t *option_json(const ferry_learned_option *o, int *ok)
 {
     json_t *j = json_object();
-    json_object_set_new(j, "strategy", json_string(o->strategy));
+    ferry_json_set(j, "strategy", ferry_json_str(o->strategy), ok);
     if (o->cb_nodes)
-        json_object_set_new(j, "cb_nodes", json_integer(o->cb_nodes));
+        ferry_json_set(j, "cb_nodes", json_integer(o->cb_nodes), ok);
     return j;
 }
 
-static json_t *entry_json(const ferry_learned_entry *e)
+json_t *ferry_learned_key_json(const ferry_learned_key *k)
 {
-    json_t *j = json_object();
-    json_object_set_new(j, "fs", json_string(e->key.fs));
-    json_object_set_new(j, "mount", json_string(e->key.mount));
-    json_object_set_new(j, "op", json_string(e->key.write ? "write" : "read"));
-    json_object_set_new(j, "ranks", json_integer(e->key.ranks));
-    json_object_set_new(j, "nodes", json_integer(e->key.nodes));
-    json_object_set_new(j, "bytes", json_integer(e->key.bytes));
-    json_object_set_new(j, "pieces", json_integer(e->key.pieces));
-    json_object_set_new(j, "active", json_integer(e->key.active));
-    json_object_set_new(j, "extent", json_integer(e->key.extent));
-    json_object_set_new(j, "span", json_integer(e->key.span));
-    json_object_set_new(j, "choice", option_json(&e->choice));
+    return json_pack("{s:o,s:o,s:s,s:i,s:i,s:I,s:I,s:I,s:I,s:I}", "fs", ferry_json_str(k->fs), "mount",
+                     ferry_json_str(k->mount), "op", k->write ? "write" : "read", "ranks", k->ranks, "nodes", k->nodes,
+                     "bytes", (json_int_t)k->bytes, "pieces", (json_int_t)k->pieces, "active", (json_int_t)k->active,
+                     "extent", (json_int_t)k->extent, "span", (json_int_t)k->span);
+}
+
+/* the key's members, then what was chosen and measured */
+static json_t *entry_json(const ferry_learned_entry *e, int *ok)
+{
+    json_t *j = ferry_learned_key_json(&e->key);
+    ferry_json_set(j, "choice", option_json(&e->choice, ok), ok);
     json_t *tried = json_array();
     for (int i = 0; i < e->ntried; i++) {
-        json_t *t = option_json(&e->tried[i].opt);
-        json_object_set_new(t, "seconds", json_real(e->tried[i].seconds));
-        json_object_set_new(t, "calls", json_integer(e->tried[i].calls));
-        json_array_append_new(tried, t);
+        json_t *t = option_json(&e->tried[i].opt, ok);
+        ferry_json_set(t, "seconds", ferry_json_real(e->tried[i].seconds, 6), ok);
+        ferry_json_set(t, "calls", json_integer(e->tried[i].calls), ok);
+        ferry_json_push(tried, t, ok);
     }
-    json_object_set_new(j, "tried", tried);
-    json_object_set_new(j, "source", json_string(e->source));
-    json_object_set_new(j, "updated", json_integer(e->updated));
-    json_object_set_new(j, "spent", json_real(e->spent));
-    json_object_set_new(j, "overhead", json_real(e->overhead));
+    ferry_json_set(j, "tried", tried, ok);
+    ferry_json_set(j, "source", ferry_json_str(e->source), ok);
+    ferry_json_set(j, "updated", json_integer(e->updated), ok);
+    ferry_json_set(j, "spent", ferry_json_real(e->spent, 6), ok);
+    ferry_json_set(j, "overhead", ferry_json_real(e->overhead, 6), ok);
     return j;
+}
+
+/* The store's envelope as jansson writes it, up to the entries' "[":
+ * {"ferry_learned": N, "entries": [ */
+static char *envelope_head(void)
+{
+    json_t *root = json_pack("{s:i,s:[]}", "ferry_learned", FERRY_LEARNED_VERSION, "entries");
+    char *head = root ? json_dumps(root, 0) : NULL;
+    json_decref(root);
+    size_t n = head ? strlen(head) : 0;
+    if (n < 2 || strcmp(head + n - 2, "]}") != 0) {
+        free(head);
+        return NULL;
+    }
+    head[n - 2] = '\0';
+    return head;
 }
 
 char *ferry_learned_format(const ferry_learned *s)
 {
-    /* one entry per line: a person can read and diff it */
-    size_t len = 0, cap = 256;
-    char *out = malloc(cap);
-    if (!out)
-        return NULL;
-    len = (size_t)snprintf(out, cap, "{\"ferry_learned\": %d, \"entries\": [\n", FERRY_LEARNED_VERSION);
-    for (int i = 0; i < s->n; i++) {
-        json_t *j = entry_json(&s->e[i]);
-        char *line = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+    /* one entry per line, so that a person can read and diff the store:
+     * jansson writes the envelope and every entry; the line breaks between
+     * entries are the only text written here */
+    char *head = envelope_head();
+    char **lines = calloc((size_t)s->n + 1, sizeof *lines);
+    size_t len = head ? strlen(head) + 4 : 0;
+    int ok = head && lines;
+    for (int i = 0; ok && i < s->n; i++) {
+        json_t *j = entry_json(&s->e[i], &ok);
+        lines[i] = ok ? ferry_json_line(j) : NULL;
         json_decref(j);
-        size_t need = line ? strlen(line) + 4 : 0;
-        if (line && len + need + 8 > cap) {
-            while (len + need + 8 > cap)
-                cap *= 2;
-            char *no = realloc(out, cap);
-            if (!no) {
-                free(line);
-                free(out);
-                return NULL;
-            }
-            out = no;
-        }
-        if (!line) {
-            free(out);
-            return NULL;
-        }
-        len += (size_t)snprintf(out + len, cap - len, "%s%s", line, i + 1 < s->n ? ",\n" : "\n");
-        free(line);
+        ok = ok && lines[i];
+        len += ok ? strlen(lines[i]) + 1 : 0;
     }
-    snprintf(out + len, cap - len, "]}\n");
+    char *out = ok ? malloc(len + 1) : NULL;
+    if (out) {
+        size_t at = (size_t)sprintf(out, "%s\n", head);
+        for (int i = 0; i < s->n; i++) {
+            size_t l = strlen(lines[i]) - 1; /* each ends in its newline */
+            memcpy(out + at, lines[i], l);
+            at += l;
+            at += (size_t)sprintf(out + at, "%s", i + 1 < s->n ? ",\n" : "\n");
+        }
+        sprintf(out + at, "]}\n");
+    }
+    for (int i = 0; lines && i < s->n; i++)
+        free(lines[i]);
+    free(lines);
+    free(head);
     return out;
 }
 

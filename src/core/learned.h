@@ -81,6 +81,9 @@ void ferry_learned_free(ferry_learned *s);
 int ferry_learned_parse(const char *text, size_t len, ferry_learned *out, char *why, size_t cap);
 /* The store as JSON text, one entry per line (malloc'd; NULL: no memory). */
 char *ferry_learned_format(const ferry_learned *s);
+/* A key as the store writes it, and as the statistics record's "learning"
+ * shows it (a jansson object; NULL when memory runs out). */
+struct json_t *ferry_learned_key_json(const ferry_learned_key *k);
 /* Reads path (a missing or empty file is an empty store). */
 int ferry_learned_load(const char *path, ferry_learned *out, char *why, size_t cap);
 /* Under the lock: loads path, puts each of add[0..n) in (an entry of the

@@ -1,5 +1,6 @@
 #include "core/machine.h"
 #include "core/nodes.h"
+#include "core/say.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -65,8 +66,7 @@ static int mapped_node(const char *spec, const char *path)
         snprintf(err, sizeof err, "cannot read %s", path);
     free(txt);
     if (node < 0)
-        fprintf(stderr, "ferry: warning: FERRY_TOPOLOGY=%s: rank %d on %s has no node: %s\n", spec, world_rank(),
-                host, err);
+        ferry_say(FERRY_WARN, "FERRY_TOPOLOGY=%s: rank %d on %s has no node: %s", spec, world_rank(), host, err);
     return node;
 }
 
@@ -83,7 +83,7 @@ static void load(void)
     char err[200] = "";
     if (ferry_topo_create(spec, &machine, err, sizeof err) != 0) {
         if (world_rank() == 0)
-            fprintf(stderr, "ferry: warning: FERRY_TOPOLOGY=%s ignored: %s\n", env, err);
+            ferry_say(FERRY_WARN, "FERRY_TOPOLOGY=%s ignored: %s", env, err);
         machine = NULL;
         return;
     }

@@ -2,6 +2,7 @@
 #include "core/consistency.h"
 #include "core/strategies.h"
 #include "core/errors.h"
+#include "core/say.h"
 
 /* One allreduce checks that a value agrees and carries any local error. */
 static int agree_value(ferry_file *f, int64_t value, int local, int *differs)
@@ -134,7 +135,7 @@ int ferry_file_set_info(ferry_file *f, MPI_Info info)
         ferry_hints_agree(&h, f->comm, &w);
     if (f->rank == 0)
         for (int i = 0; i < w.n; i++)
-            fprintf(stderr, "ferry: warning: %s: %s\n", f->filename, w.msg[i]);
+            ferry_say(FERRY_WARN, "%s: %s", f->filename, w.msg[i]);
     f->hints = h;
     return all == MPI_SUCCESS ? MPI_SUCCESS : ferry_err(all, "set_info failed on another rank");
 }

@@ -1,6 +1,7 @@
 /* The running MPI library against this build's ABI (mpi_lib.h). */
 #define _GNU_SOURCE
 #include "core/mpi_lib.h"
+#include "core/say.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -85,10 +86,11 @@ static void check(void)
     char other[PATH_MAX + 64];
     int found = other_build(self, running_ompi, other, sizeof other);
     if (first_rank())
-        fprintf(stderr, "ferry: error: %s is the %s build, but this program runs %.120s: use the %s build of ferry "
-                        "(%s%s)\n",
-                self, built_ompi ? "Open MPI" : "MPICH", version, running_ompi ? "Open MPI" : "MPICH",
-                found ? "" : "not found beside this one, at ", other);
+        ferry_say(FERRY_ERROR,
+                  "%s is the %s build, but this program runs %.120s: use the %s build of ferry "
+                  "(%s%s)",
+                  self, built_ompi ? "Open MPI" : "MPICH", version, running_ompi ? "Open MPI" : "MPICH",
+                  found ? "" : "not found beside this one, at ", other);
     fflush(stderr);
     exit(1);
 }

@@ -1,5 +1,6 @@
 #include "core/nodes.h"
 #include "core/finalize.h"
+#include "core/say.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -77,8 +78,10 @@ static void ppn_read(void)
     if (init)
         MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     if (wrank == 0)
-        fprintf(stderr, "ferry: warning: FERRY_RANKS_PER_NODE=\"%.40s\" ignored: expected a whole number of ranks "
-                        "per node from 1 to %d; nodes are the real hosts\n", e, 1 << 20);
+        ferry_say(FERRY_WARN,
+                  "FERRY_RANKS_PER_NODE=\"%.40s\" ignored: expected a whole number of ranks "
+                  "per node from 1 to %d; nodes are the real hosts",
+                  e, 1 << 20);
 }
 
 int ferry_nodes_virtual_ppn(void)
@@ -101,7 +104,7 @@ static int node_key(MPI_Comm comm, MPI_Comm *node_comm, int *virtual_nodes)
     if (r[0] != -r[1]) {
         static atomic_int warned;
         if (rank == 0 && !atomic_exchange(&warned, 1))
-            fprintf(stderr, "ferry: warning: FERRY_RANKS_PER_NODE differs between ranks; nodes are the real hosts\n");
+            ferry_say(FERRY_WARN, "FERRY_RANKS_PER_NODE differs between ranks; nodes are the real hosts");
         ppn = 0;
     }
     *virtual_nodes = ppn > 0;

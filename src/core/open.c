@@ -33,6 +33,7 @@
 #include "core/open_agree.h"
 #include "core/trace.h"
 #include "core/strategies.h"
+#include "core/say.h"
 #include "driver/coherence.h"
 
 #include <errno.h>
@@ -60,7 +61,7 @@ static void warn_rank0(ferry_file *f, const ferry_hint_warnings *w)
     if (f->rank != 0)
         return;
     for (int i = 0; i < w->n; i++)
-        fprintf(stderr, "ferry: warning: %s: %s\n", f->filename, w->msg[i]);
+        ferry_say(FERRY_WARN, "%s: %s", f->filename, w->msg[i]);
 }
 
 static void file_free(ferry_file *f)
@@ -305,11 +306,11 @@ static void warn_ignored(const ferry_file *f)
     if (f->rank != 0 || f->stats.quiet)
         return;
     if (f->hints.striping_factor > 0 && !ferry_fs_stripes(&f->fs))
-        fprintf(stderr, "ferry: warning: %s: hint striping_factor=%d ignored: %s does not stripe files\n",
-                f->filename, f->hints.striping_factor, f->fs.name[0] ? f->fs.name : "the file system");
+        ferry_say(FERRY_WARN, "%s: hint striping_factor=%d ignored: %s does not stripe files", f->filename,
+                  f->hints.striping_factor, f->fs.name[0] ? f->fs.name : "the file system");
     if (f->hints.direct_read || f->hints.direct_write)
-        fprintf(stderr, "ferry: warning: %s: hint%s%s ignored: ferry does no O_DIRECT I/O (get_info says false)\n",
-                f->filename, f->hints.direct_read ? " direct_read" : "", f->hints.direct_write ? " direct_write" : "");
+        ferry_say(FERRY_WARN, "%s: hint%s%s ignored: ferry does no O_DIRECT I/O (get_info says false)", f->filename,
+                  f->hints.direct_read ? " direct_read" : "", f->hints.direct_write ? " direct_write" : "");
 }
 
 static void close_unclosed(void);
@@ -468,7 +469,7 @@ static void close_unclosed(void)
         char name[512];
         snprintf(name, sizeof name, "%s", f->filename);
         if (rank == 0 && !f->stats.quiet)
-            fprintf(stderr, "ferry: warning: %s: not closed before MPI_Finalize; ferry closes it there\n", name);
+            ferry_say(FERRY_WARN, "%s: not closed before MPI_Finalize; ferry closes it there", name);
         ferry_async_drain(f);
         ferry_async_stop(f);
         int rc = ferry_file_close(f);
@@ -477,7 +478,7 @@ static void close_unclosed(void)
             int len = 0;
             if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
                 snprintf(text, sizeof text, "error %d", rc);
-            fprintf(stderr, "ferry: error: rank %d: closing \"%s\" at MPI_Finalize failed: %s\n", rank, name, text);
+            ferry_say(FERRY_ERROR, "rank %d: closing \"%s\" at MPI_Finalize failed: %s", rank, name, text);
         }
     }
     free(v);

@@ -13,6 +13,7 @@
  */
 #include "core/remember.h"
 #include "core/finalize.h"
+#include "core/say.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -46,7 +47,7 @@ static void warn_once(const char *path, const char *what, const char *why)
         snprintf(warned, sizeof warned, "%s", path);
     pthread_mutex_unlock(&lock);
     if (first)
-        fprintf(stderr, "ferry: warning: learned-choices store %s: %s: %s\n", path, why, what);
+        ferry_say(FERRY_WARN, "learned-choices store %s: %s: %s", path, why, what);
 }
 
 static int same_file(const struct stat *a, const struct stat *b)

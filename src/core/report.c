@@ -6,9 +6,11 @@
  */
 #include "core/report.h"
 #include "core/finalize.h"
+#include "core/say.h"
 #include "ferry.h"
 #include "util/fnv.h"
 #include "util/plural.h"
+#include "util/size.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -187,8 +189,8 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
             ph[p] += g[j].phase[p];
     }
     char r[32], w[32];
-    ferry_stats_human(counter(tot, "bytes_read"), r, sizeof r);
-    ferry_stats_human(counter(tot, "bytes_written"), w, sizeof w);
+    ferry_size_format((double)counter(tot, "bytes_read"), FERRY_SIZE_TENTHS, r, sizeof r);
+    ferry_size_format((double)counter(tot, "bytes_written"), FERRY_SIZE_TENTHS, w, sizeof w);
     put(&b, "ferry job report, %s: %d ranks, %d file open%s in %d group%s, %s read, %s written\n",
         version ? version : "ferry", ranks, n, n == 1 ? "" : "s", ng, ng == 1 ? "" : "s", r, w);
 
@@ -203,8 +205,8 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
         const int64_t *gc = g[j].counter;
         snprintf(cr, sizeof cr, "%" PRId64 "/%" PRId64, counter(gc, "coll_reads"), counter(gc, "coll_writes"));
         snprintf(cw, sizeof cw, "%" PRId64 "/%" PRId64, counter(gc, "ind_reads"), counter(gc, "ind_writes"));
-        ferry_stats_human(counter(gc, "bytes_read"), r, sizeof r);
-        ferry_stats_human(counter(gc, "bytes_written"), w, sizeof w);
+        ferry_size_format((double)counter(gc, "bytes_read"), FERRY_SIZE_TENTHS, r, sizeof r);
+        ferry_size_format((double)counter(gc, "bytes_written"), FERRY_SIZE_TENTHS, w, sizeof w);
         put(&b, "  %-24s %5d %5d %11s %11s %13s %13s %9.3f\n", g[j].glob, g[j].opens, g[j].ranks, r, w, cr, cw,
             secs);
     }
@@ -281,8 +283,7 @@ static void write_report(const kept_file *all, int total, int lost, int ranks)
     }
     FILE *out = target[0] ? fopen(target, "w") : stderr;
     if (!out) {
-        fprintf(stderr, "ferry: warning: FERRY_REPORT=%s: cannot write the job report there; it follows here\n",
-                target);
+        ferry_say(FERRY_WARN, "FERRY_REPORT=%s: cannot write the job report there; it follows here", target);
         out = stderr;
     }
     fputs(txt ? txt : "ferry job report: out of memory\n", out);
@@ -312,7 +313,7 @@ static void report_at_finalize(void)
     MPI_Bcast(&room, 1, MPI_INT, 0, MPI_COMM_WORLD); /* rank 0 cannot take part without its arrays */
     if (!room) {
         if (rank == 0)
-            fprintf(stderr, "ferry: warning: out of memory for the job report\n");
+            ferry_say(FERRY_WARN, "out of memory for the job report");
         free(counts);
         free(takes);
         free(bytes);
@@ -354,7 +355,7 @@ static void report_at_finalize(void)
         if (all && room)
             write_report(all, total, lost, size);
         else
-            fprintf(stderr, "ferry: warning: out of memory for the job report\n");
+            ferry_say(FERRY_WARN, "out of memory for the job report");
     }
     free(all);
     free(counts);
@@ -396,8 +397,10 @@ void ferry_report_init(void)
     if (rank == 0) {
         memcpy(target, mine, sizeof target);
         if (r[0] != -r[1] || r[2] != -r[3])
-            fprintf(stderr, "ferry: warning: FERRY_REPORT differs between ranks; the job report is on, written %s%s "
-                            "(rank 0's setting)\n", target[0] ? "to " : "on standard error", target);
+            ferry_say(FERRY_WARN,
+                      "FERRY_REPORT differs between ranks; the job report is on, written %s%s "
+                      "(rank 0's setting)",
+                      target[0] ? "to " : "on standard error", target);
     }
     ferry_stats_set_sink(ferry_report_note);
     ferry_at_finalize(report_at_finalize);

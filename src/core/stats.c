@@ -49,21 +49,6 @@ int64_t ferry_stats_total_get(const ferry_stats_total *t, const char *name)
     return 0;
 }
 
-void ferry_stats_human(int64_t v, char *buf, size_t len)
-{
-    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double x = (double)v;
-    int u = 0;
-    while (x >= 1024.0 && u < 6) {
-        x /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, len, "%" PRId64 " B", v);
-    else
-        snprintf(buf, len, "%.1f %s", x, unit[u]);
-}
-
 double ferry_now(void)
 {
     struct timespec ts;

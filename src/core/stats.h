@@ -49,7 +49,7 @@ typedef struct ferry_learn_summary {
     int64_t calls, trials;       /* calls of the pattern shown, and how many were trials */
     int from_store;              /* it started from the store's choice */
     int nopt;
-    struct {
+    struct ferry_learn_opt_summary {
         char name[24];
         int64_t calls;           /* measured in this run */
         double best;             /* fastest call, seconds (max over ranks) */

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "core/stats.h"
 
 /* The counters of ferry_stats in record order, with their JSON names. */
@@ -51,15 +53,12 @@ typedef void (*ferry_stats_sink)(const ferry_stats_total *t, const char *filenam
 void ferry_stats_set_sink(ferry_stats_sink s);
 ferry_stats_sink ferry_stats_get_sink(void);
 
-/* "512 B", "1.5 MiB". */
-void ferry_stats_human(int64_t v, char *buf, size_t len);
-
 /* ---- learning (stats_learn.c) ---- */
 /* One line describing a learned pattern ("4 MiB per call in 1024 pieces of 4.0 KiB, interleaved, ..."). */
 void ferry_learn_describe(const ferry_learned_key *k, char *buf, size_t cap);
 /* The FERRY_STATS lines of what learning did (snprintf into buf; returns the length). */
 int ferry_stats_learn_text(const ferry_stats_total *t, char *buf, size_t cap);
-/* The record's "learning" object, one line (malloc'd; NULL: no memory). */
-char *ferry_stats_learn_json(const ferry_stats_total *t);
+/* The record's "learning" object (NULL: no memory). */
+json_t *ferry_stats_learn_object(const ferry_stats_total *t);
 
 #endif

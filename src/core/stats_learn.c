@@ -3,14 +3,15 @@
  * table and the "learning" member of the JSON record (docs/hints.md).
  */
 #include <inttypes.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/stats_internal.h"
+#include "util/json.h"
 #include "util/plural.h"
+#include "util/size.h"
 
 static const char *const dir_kind[2] = {"coll_read", "coll_write"};
 
@@ -31,8 +32,8 @@ void ferry_learn_describe(const ferry_learned_key *k, char *buf, size_t cap)
 {
     char piece[32], call[32];
     int64_t avg = k->pieces ? k->bytes / k->pieces : 0;
-    ferry_stats_human(avg, piece, sizeof piece);
-    ferry_stats_human(k->bytes, call, sizeof call);
+    ferry_size_format((double)avg, FERRY_SIZE_TENTHS, piece, sizeof piece);
+    ferry_size_format((double)k->bytes, FERRY_SIZE_TENTHS, call, sizeof call);
     snprintf(buf, cap, "%s per call in %" PRId64 " pieces of %s, %s, %d ranks on %d node%s", call, k->pieces, piece,
              k->span > k->extent ? "interleaved" : "ranks apart", k->ranks, k->nodes, k->nodes == 1 ? "" : "s");
 }
@@ -82,37 +83,38 @@ int ferry_stats_learn_text(const ferry_stats_total *t, char *buf, size_t cap)
     return (int)o;
 }
 
-static json_t *key_json(const ferry_learned_key *k)
+static json_t *option_json(const struct ferry_learn_opt_summary *o)
 {
-    return json_pack("{s:s,s:s,s:s,s:i,s:i,s:I,s:I,s:I,s:I,s:I}", "fs", k->fs, "mount", k->mount, "op",
-                     k->write ? "write" : "read", "ranks", k->ranks, "nodes", k->nodes, "bytes", (json_int_t)k->bytes,
-                     "pieces", (json_int_t)k->pieces, "active", (json_int_t)k->active, "extent",
-                     (json_int_t)k->extent, "span", (json_int_t)k->span);
+    return json_pack("{s:o,s:I,s:o,s:o,s:b}", "option", ferry_json_str(o->name), "calls", (json_int_t)o->calls,
+                     "best_seconds", ferry_json_real(o->best, 6), "typical_seconds", ferry_json_real(o->typical, 6),
+                     "from_store", o->prior);
 }
 
-char *ferry_stats_learn_json(const ferry_stats_total *t)
+static json_t *direction_json(const ferry_learn_summary *l, int agreed, int *ok)
 {
+    json_t *tried = json_array();
+    for (int i = 0; i < l->nopt && i < FERRY_LEARN_SHOWN; i++)
+        ferry_json_push(tried, option_json(&l->opt[i]), ok);
+    json_t *j = json_pack("{s:o,s:I,s:I,s:i,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:b}", "key", ferry_learned_key_json(&l->key),
+                          "calls", (json_int_t)l->calls, "trials", (json_int_t)l->trials, "patterns", l->patterns,
+                          "from_store", l->from_store, "first", ferry_json_str(l->first), "first_why",
+                          ferry_json_str(l->first_why), "tried", tried, "rule", ferry_json_str(l->rule), "chosen",
+                          ferry_json_str(l->chosen), "why", ferry_json_str(l->why), "agreed", agreed);
+    if (!j)
+        *ok = 0;
+    return j;
+}
+
+json_t *ferry_stats_learn_object(const ferry_stats_total *t)
+{
+    int ok = 1;
     json_t *all = json_object();
-    for (int d = 0; all && d < 2; d++) {
-        const ferry_learn_summary *l = &t->learn[d];
-        if (!l->active)
-            continue;
-        json_t *tried = json_array();
-        for (int i = 0; tried && i < l->nopt && i < FERRY_LEARN_SHOWN; i++)
-            json_array_append_new(tried, json_pack("{s:s,s:I,s:f,s:f,s:b}", "option", l->opt[i].name, "calls",
-                                                   (json_int_t)l->opt[i].calls, "best_seconds",
-                                                   isfinite(l->opt[i].best) ? l->opt[i].best : 0.0,
-                                                   "typical_seconds",
-                                                   isfinite(l->opt[i].typical) ? l->opt[i].typical : 0.0,
-                                                   "from_store", l->opt[i].prior));
-        json_object_set_new(all, dir_kind[d],
-                            json_pack("{s:o,s:I,s:I,s:i,s:b,s:s,s:s,s:o,s:s,s:s,s:s,s:b}", "key", key_json(&l->key),
-                                      "calls", (json_int_t)l->calls, "trials", (json_int_t)l->trials, "patterns",
-                                      l->patterns, "from_store", l->from_store, "first", l->first, "first_why",
-                                      l->first_why, "tried", tried ? tried : json_array(), "rule", l->rule, "chosen",
-                                      l->chosen, "why", l->why, "agreed", t->learn_agreed[d]));
+    for (int d = 0; d < 2; d++)
+        if (t->learn[d].active)
+            ferry_json_set(all, dir_kind[d], direction_json(&t->learn[d], t->learn_agreed[d], &ok), &ok);
+    if (!ok) {
+        json_decref(all);
+        return NULL;
     }
-    char *s = all ? json_dumps(all, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
-    json_decref(all);
-    return s;
+    return all;
 }

@@ -18,8 +18,11 @@
 #include "core/stats_internal.h"
 #include "core/version.h"
 #include "ferry.h"
+#include "util/json.h"
 #include "util/plural.h"
 #include "core/switches.h"
+#include "core/say.h"
+#include "util/size.h"
 
 /* ---- a growable string ---- */
 
@@ -71,74 +74,6 @@ static void sb_putc(sbuf *b, char c)
     b->p[b->len] = '\0';
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static int utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0];
-    int n;
-    unsigned min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        min = 0x10000;
-    } else
-        return 0;
-    unsigned cp = c & (0x7f >> n);
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
-
-/* A JSON string literal: quotes, escapes, invalid UTF-8 as U+FFFD. */
-static void sb_json_str(sbuf *b, const char *str)
-{
-    const unsigned char *s = (const unsigned char *)(str ? str : "");
-    sb_putc(b, '"');
-    while (*s) {
-        unsigned c = *s;
-        if (c == '"' || c == '\\') {
-            sb_putc(b, '\\');
-            sb_putc(b, (char)c);
-            s++;
-        } else if (c == '\n') {
-            sb_printf(b, "\\n");
-            s++;
-        } else if (c == '\t') {
-            sb_printf(b, "\\t");
-            s++;
-        } else if (c < 0x20 || c == 0x7f) {
-            sb_printf(b, "\\u%04x", c);
-            s++;
-        } else if (c < 0x80) {
-            sb_putc(b, (char)c);
-            s++;
-        } else {
-            int n = utf8_len(s);
-            if (n == 0) {
-                sb_printf(b, "\\ufffd");
-                s++;
-            } else {
-                for (int i = 0; i < n; i++)
-                    sb_putc(b, (char)s[i]);
-                s += n;
-            }
-        }
-    }
-    sb_putc(b, '"');
-}
-
 static double fin(double x) { return isfinite(x) ? x : 0.0; }
 
 static void emit(sbuf *b, FILE *out)
@@ -172,8 +107,8 @@ static void row_n(sbuf *b, const char *label, int64_t r, int64_t w, int r_na, in
 static void row_b(sbuf *b, const char *label, int64_t r, int64_t w, int r_na, int w_na)
 {
     char rs[32], ws[32];
-    ferry_stats_human(r, rs, sizeof rs);
-    ferry_stats_human(w, ws, sizeof ws);
+    ferry_size_format((double)r, FERRY_SIZE_TENTHS, rs, sizeof rs);
+    ferry_size_format((double)w, FERRY_SIZE_TENTHS, ws, sizeof ws);
     sb_printf(b, "  %-34s %14s %14s\n", label, r_na ? "-" : rs, w_na ? "-" : ws);
 }
 
@@ -245,74 +180,78 @@ void ferry_stats_print_timers(const ferry_stats_total *t, const char *filename, 
     emit(&b, out);
 }
 
+static json_t *strategies_json(const ferry_stats_total *t, int *ok)
+{
+    json_t *all = json_object();
+    for (int k = 0; k < FERRY_KIND_COUNT; k++) {
+        int used = t->calls[k] > 0 && t->strategy[k][0];
+        ferry_json_set(all, ferry_kind_name((ferry_kind)k),
+                       json_pack("{s:o,s:o,s:I,s:i}", "strategy", ferry_json_str(used ? t->strategy[k] : "none"),
+                                 "reason", ferry_json_str(used ? t->reason[k] : ""), "calls", (json_int_t)t->calls[k],
+                                 "rank", used ? t->from_rank[k] : -1),
+                       ok);
+    }
+    return all;
+}
+
+static json_t *timers_json(const ferry_stats_total *t, int *ok)
+{
+    json_t *all = json_object();
+    for (int p = 0; p < FERRY_PHASE_COUNT; p++)
+        ferry_json_set(all, ferry_phase_name((ferry_phase)p),
+                       json_pack("{s:o,s:o,s:o}", "min", ferry_json_real(t->tmin[p], 9), "max",
+                                 ferry_json_real(t->tmax[p], 9), "avg", ferry_json_real(t->tavg[p], 9)),
+                       ok);
+    return all;
+}
+
+static json_t *filesystem_json(const ferry_fs_info *fs)
+{
+    return json_pack("{s:o,s:s,s:s,s:I,s:i,s:s,s:o,s:b,s:b,s:s,s:b,s:b,s:s,s:b,s:b,s:b,s:I,s:i,s:b}", "name",
+                     ferry_json_str(fs->name), "type", ferry_fs_type_name(fs->type), "class",
+                     ferry_fs_class_name(fs->fs_class), "stripe_unit", (json_int_t)fs->stripe_unit, "stripe_count",
+                     fs->stripe_count, "stripe_source", ferry_stripe_source_name(fs->stripe_src), "stripe_how",
+                     ferry_json_str(fs->stripe_how), "coherent_locks", fs->coherent_locks, "coherent_cache",
+                     fs->coherent_cache, "cache_source", fs->cache_from_hint ? "hint" : "detected", "rmw_safe",
+                     fs->rmw_safe, "keeps_pages", fs->keeps_pages, "size_refresh",
+                     ferry_size_refresh_name(fs->size_refresh), "close_behind", fs->close_behind, "size_race",
+                     fs->size_race, "truncate_stale", fs->truncate_stale, "whole_file_cache",
+                     (json_int_t)fs->whole_file_cache, "clients_here", fs->clients_here, "one_client", fs->one_client);
+}
+
+/* The caller's hints object; anything that is not one is replaced by {}. */
+static json_t *hints_object(const char *hints_json)
+{
+    json_t *h = hints_json ? json_loads(hints_json, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    if (json_is_object(h))
+        return h;
+    json_decref(h);
+    return json_object();
+}
+
 char *ferry_stats_json_record(const ferry_stats_total *t, const char *filename, const char *hints_json,
                               long long unix_time)
 {
-    sbuf b = {0};
-    sb_printf(&b, "{\"schema\":1,\"ferry_version\":");
-    sb_json_str(&b, ferry_version_number());
-    sb_printf(&b, ",\"mpi\":");
-    sb_json_str(&b, ferry_version_flavor());
-    sb_printf(&b, ",\"file\":");
-    sb_json_str(&b, filename);
-    sb_printf(&b, ",\"ranks\":%d,\"nodes\":%d,\"counters\":{", t->ranks, t->nodes);
+    int ok = 1;
+    json_t *counters = json_object();
     for (int i = 0; i < ferry_stats_ncounters; i++)
-        sb_printf(&b, "%s\"%s\":%" PRId64, i ? "," : "", ferry_stats_counters[i].name, t->counter[i]);
-    sb_printf(&b, "},\"strategies\":{");
-    for (int k = 0; k < FERRY_KIND_COUNT; k++) {
-        int used = t->calls[k] > 0 && t->strategy[k][0];
-        sb_printf(&b, "%s\"%s\":{\"strategy\":", k ? "," : "", ferry_kind_name((ferry_kind)k));
-        sb_json_str(&b, used ? t->strategy[k] : "none");
-        sb_printf(&b, ",\"reason\":");
-        sb_json_str(&b, used ? t->reason[k] : "");
-        sb_printf(&b, ",\"calls\":%" PRId64 ",\"rank\":%d}", t->calls[k], used ? t->from_rank[k] : -1);
-    }
-    sb_printf(&b, "},\"timers\":{");
-    for (int p = 0; p < FERRY_PHASE_COUNT; p++)
-        sb_printf(&b, "%s\"%s\":{\"min\":%.9g,\"max\":%.9g,\"avg\":%.9g}", p ? "," : "",
-                  ferry_phase_name((ferry_phase)p), fin(t->tmin[p]), fin(t->tmax[p]),
-                  fin(t->tavg[p]));
-    sb_printf(&b, "}");
-    if (t->fs.name[0]) {
-        const ferry_fs_info *fs = &t->fs;
-        sb_printf(&b, ",\"filesystem\":{\"name\":");
-        sb_json_str(&b, fs->name);
-        sb_printf(&b, ",\"type\":\"%s\",\"class\":\"%s\",\"stripe_unit\":%" PRId64 ",\"stripe_count\":%d,"
-                      "\"stripe_source\":\"%s\",\"stripe_how\":",
-                  ferry_fs_type_name(fs->type), ferry_fs_class_name(fs->fs_class), fs->stripe_unit,
-                  fs->stripe_count, ferry_stripe_source_name(fs->stripe_src));
-        sb_json_str(&b, fs->stripe_how);
-        sb_printf(&b, ",\"coherent_locks\":%s,\"coherent_cache\":%s,\"cache_source\":\"%s\",\"rmw_safe\":%s,"
-                      "\"keeps_pages\":%s,\"size_refresh\":\"%s\",\"close_behind\":%s,\"size_race\":%s,"
-                      "\"truncate_stale\":%s,\"whole_file_cache\":%" PRId64 ",\"clients_here\":%d,\"one_client\":%s}",
-                  fs->coherent_locks ? "true" : "false", fs->coherent_cache ? "true" : "false",
-                  fs->cache_from_hint ? "hint" : "detected", fs->rmw_safe ? "true" : "false",
-                  fs->keeps_pages ? "true" : "false", ferry_size_refresh_name(fs->size_refresh),
-                  fs->close_behind ? "true" : "false", fs->size_race ? "true" : "false",
-                  fs->truncate_stale ? "true" : "false", fs->whole_file_cache, fs->clients_here,
-                  fs->one_client ? "true" : "false");
-    }
-    char *learned = t->learn[0].active || t->learn[1].active ? ferry_stats_learn_json(t) : NULL;
-    if (learned)
-        sb_printf(&b, ",\"learning\":%s", learned);
-    free(learned);
-    sb_printf(&b, ",\"hints\":");
-    /* the caller's object, kept on one line; anything that is not an object is replaced by {} */
-    const char *h = hints_json;
-    while (h && (*h == ' ' || *h == '\t' || *h == '\n' || *h == '\r'))
-        h++;
-    if (h && *h == '{') {
-        for (; *h; h++)
-            sb_putc(&b, (*h == '\n' || *h == '\r') ? ' ' : *h);
-    } else {
-        sb_printf(&b, "{}");
-    }
-    sb_printf(&b, ",\"time\":%lld}\n", unix_time);
-    if (b.oom) {
-        free(b.p);
-        return NULL;
-    }
-    return b.p;
+        ferry_json_set(counters, ferry_stats_counters[i].name, json_integer(t->counter[i]), &ok);
+    json_t *r = json_pack("{s:i,s:o,s:o,s:o,s:i,s:i,s:o}", "schema", 1, "ferry_version",
+                          ferry_json_str(ferry_version_number()), "mpi", ferry_json_str(ferry_version_flavor()), "file",
+                          ferry_json_str(filename), "ranks", t->ranks, "nodes", t->nodes, "counters", counters);
+    if (!r)
+        ok = 0;
+    ferry_json_set(r, "strategies", strategies_json(t, &ok), &ok);
+    ferry_json_set(r, "timers", timers_json(t, &ok), &ok);
+    if (t->fs.name[0])
+        ferry_json_set(r, "filesystem", filesystem_json(&t->fs), &ok);
+    if (t->learn[0].active || t->learn[1].active)
+        ferry_json_set(r, "learning", ferry_stats_learn_object(t), &ok);
+    ferry_json_set(r, "hints", hints_object(hints_json), &ok);
+    ferry_json_set(r, "time", json_integer(unix_time), &ok);
+    char *line = ok ? ferry_json_line(r) : NULL;
+    json_decref(r);
+    return line;
 }
 
 int ferry_stats_append(const char *path, const char *line)
@@ -385,7 +324,7 @@ static void append_rank_csv(const ferry_stats *s, const char *filename, int rank
     free(b.p);
     static int warned;
     if (rc != 0 && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-        fprintf(stderr, "ferry: rank %d: cannot append statistics to %s: %s\n", wrank, path, strerror(-rc));
+        ferry_say(FERRY_INFO, "rank %d: cannot append statistics to %s: %s", wrank, path, strerror(-rc));
 }
 
 #define NC FERRY_STATS_MAX_COUNTERS
@@ -499,8 +438,7 @@ void ferry_stats_report(const ferry_stats *s, MPI_Comm comm, const char *filenam
         char *line = ferry_stats_json_record(&t, filename, hints_json, (long long)time(NULL));
         int rc = line ? ferry_stats_append(path, line) : -12;
         if (rc != 0)
-            fprintf(stderr, "ferry: FERRY_STATS_JSON=%s: cannot append the record: %s\n", path,
-                    strerror(-rc));
+            ferry_say(FERRY_INFO, "FERRY_STATS_JSON=%s: cannot append the record: %s", path, strerror(-rc));
         free(line);
     }
 }

@@ -2,6 +2,7 @@
 #include "core/trace.h"
 #include "core/machine.h"
 #include "core/nodes.h"
+#include "util/json.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -70,29 +71,41 @@ void ferry_trace_flush(int64_t write_bytes, int64_t write_calls)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int ppn = ferry_nodes_virtual_ppn();
     pthread_mutex_lock(&lock);
-    size_t cap_txt = 256 + n * 64;
-    char *txt = malloc(cap_txt);
+    int ok = 1;
+    json_t *t = json_object();
+    ferry_json_set(t, "ranks", json_integer(size), &ok);
+    if (ppn > 0)
+        ferry_json_set(t, "ranks_per_node", json_integer(ppn), &ok);
+    /* real coordinates (FERRY_TOPOLOGY=SPEC@MAP): where this rank ran */
+    if (ferry_machine_mapped() && ferry_machine_my_node() >= 0) {
+        ferry_json_set(t, "rank", json_integer(me), &ok);
+        ferry_json_set(t, "node", json_integer(ferry_machine_my_node()), &ok);
+    }
+    json_t *msgs = json_array();
+    for (size_t i = 0; i < n && ok; i++) {
+        json_t *m = json_object();
+        ferry_json_set(m, "src", json_integer(me), &ok);
+        ferry_json_set(m, "dst", json_integer(recs[i].dst), &ok);
+        ferry_json_set(m, "bytes", json_integer(recs[i].bytes), &ok);
+        ferry_json_push(msgs, m, &ok);
+    }
+    ferry_json_set(t, "messages", msgs, &ok);
+    json_t *writes = json_array();
+    if (write_bytes > 0) {
+        json_t *w = json_object();
+        ferry_json_set(w, "rank", json_integer(me), &ok);
+        ferry_json_set(w, "bytes", json_integer(write_bytes), &ok);
+        ferry_json_set(w, "calls", json_integer(write_calls), &ok);
+        ferry_json_push(writes, w, &ok);
+    }
+    ferry_json_set(t, "writes", writes, &ok);
+    char *txt = ok ? ferry_json_line(t) : NULL;
+    json_decref(t);
     if (txt) {
-        size_t at = (size_t)snprintf(txt, cap_txt, "{\"ranks\":%d", size);
-        if (ppn > 0)
-            at += (size_t)snprintf(txt + at, cap_txt - at, ",\"ranks_per_node\":%d", ppn);
-        /* real coordinates (FERRY_TOPOLOGY=SPEC@MAP): where this rank ran */
-        if (ferry_machine_mapped() && ferry_machine_my_node() >= 0)
-            at += (size_t)snprintf(txt + at, cap_txt - at, ",\"rank\":%d,\"node\":%d", me,
-                                   ferry_machine_my_node());
-        at += (size_t)snprintf(txt + at, cap_txt - at, ",\"messages\":[");
-        for (size_t i = 0; i < n; i++)
-            at += (size_t)snprintf(txt + at, cap_txt - at, "%s{\"src\":%d,\"dst\":%d,\"bytes\":%lld}",
-                                   i ? "," : "", me, recs[i].dst, (long long)recs[i].bytes);
-        at += (size_t)snprintf(txt + at, cap_txt - at, "],\"writes\":[");
-        if (write_bytes > 0)
-            at += (size_t)snprintf(txt + at, cap_txt - at, "{\"rank\":%d,\"bytes\":%lld,\"calls\":%lld}", me,
-                                   (long long)write_bytes, (long long)write_calls);
-        at += (size_t)snprintf(txt + at, cap_txt - at, "]}\n");
         /* one write of one line: O_APPEND keeps lines from different ranks whole */
         int fd = open(getenv("FERRY_TRACE"), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (fd >= 0) {
-            ssize_t w = write(fd, txt, at);
+            ssize_t w = write(fd, txt, strlen(txt));
             (void)w;
             close(fd);
         }

@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "core/file.h"
 #include "datatype/usable.h"
+#include "util/fnv.h"
 
 #include <string.h>
 
@@ -45,14 +46,6 @@ void ferry_view_free(ferry_view *v)
     if (v->ft)
         ferry_flat_release(v->ft);
     v->ft = NULL;
-}
-
-static uint32_t str_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h >> 1;
 }
 
 /* The standard names no class for an etype or filetype that breaks the
@@ -148,7 +141,7 @@ int ferry_view_set(ferry_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datat
     ferry_flat *ft = NULL;
     int64_t esize = 0;
     int code = check_view(f, disp, etype, filetype, datarep, &ft, &esize);
-    int64_t rep = datarep ? str_hash(datarep) : 0;
+    int64_t rep = datarep ? (int64_t)(ferry_fnv_str(datarep) >> 2) : 0; /* -rep representable */
     int64_t v[VA_N] = {ferry_err_class(code), esize, -esize, rep, -rep, f->shfp_touched};
     int64_t r[VA_N];
     MPI_Allreduce(v, r, VA_N, MPI_INT64_T, MPI_MAX, f->comm);

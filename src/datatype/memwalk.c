@@ -33,27 +33,27 @@ int ferry_mem_walk_next(ferry_mem_walk *w, int64_t maxlen, char **addr, int64_t 
     return 1;
 }
 
-void ferry_mem_pack(ferry_mem_walk *mw, char *dst, int64_t n)
+/* n bytes between the walk's pieces and one contiguous buffer: into dst,
+ * or, where dst is NULL, from src */
+static void copy(ferry_mem_walk *mw, char *dst, const char *src, int64_t n)
 {
     char *a;
     int64_t l;
     while (n > 0 && ferry_mem_walk_next(mw, n, &a, &l)) {
-        memcpy(dst, a, (size_t)l);
-        dst += l;
+        if (dst) {
+            memcpy(dst, a, (size_t)l);
+            dst += l;
+        } else {
+            memcpy(a, src, (size_t)l);
+            src += l;
+        }
         n -= l;
     }
 }
 
-void ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n)
-{
-    char *a;
-    int64_t l;
-    while (n > 0 && ferry_mem_walk_next(mw, n, &a, &l)) {
-        memcpy(a, src, (size_t)l);
-        src += l;
-        n -= l;
-    }
-}
+void ferry_mem_pack(ferry_mem_walk *mw, char *dst, int64_t n) { copy(mw, dst, NULL, n); }
+
+void ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n) { copy(mw, NULL, src, n); }
 
 int ferry_mem_pack_type(const void *buf, int64_t count, MPI_Datatype type, int64_t skip, int64_t bytes,
                         char *out)

@@ -91,13 +91,20 @@ FERRY_PUBLIC int ferry_op_result_size(ferry_op op, MPI_Datatype datatype, MPI_Co
     return MPI_SUCCESS;
 }
 
+/* check() for a read, whose operation may have a result to fill */
+static int check_read(ferry_dfile d, void *result, MPI_Count count, MPI_Datatype type, ferry_op op, rw *x)
+{
+    int rc = check(d, result, count, type, op, 0, x);
+    if (rc == MPI_SUCCESS && !result && dc_op_result_size(&x->op) > 0)
+        rc = ferry_err(MPI_ERR_BUFFER, "result buffer is NULL");
+    return rc;
+}
+
 FERRY_PUBLIC int ferry_decouple_read(ferry_dfile d, void *result, MPI_Count count, MPI_Datatype type, ferry_op op,
                                      MPI_Status *status)
 {
     rw x;
-    int rc = check(d, result, count, type, op, 0, &x);
-    if (rc == MPI_SUCCESS && !result && dc_op_result_size(&x.op) > 0)
-        rc = ferry_err(MPI_ERR_BUFFER, "result buffer is NULL");
+    int rc = check_read(d, result, count, type, op, &x);
     if (rc != MPI_SUCCESS)
         return rc;
     int64_t done = 0;
@@ -129,9 +136,7 @@ FERRY_PUBLIC int ferry_decouple_iread(ferry_dfile d, void *result, MPI_Count cou
         return ferry_err(MPI_ERR_REQUEST, "request pointer is NULL");
     *request = MPI_REQUEST_NULL;
     rw x;
-    int rc = check(d, result, count, type, op, 0, &x);
-    if (rc == MPI_SUCCESS && !result && dc_op_result_size(&x.op) > 0)
-        rc = ferry_err(MPI_ERR_BUFFER, "result buffer is NULL");
+    int rc = check_read(d, result, count, type, op, &x);
     if (rc != MPI_SUCCESS)
         return rc;
     /* the pointer moves by what was asked for, as for MPI_File_iread */

@@ -3,6 +3,7 @@
 #include "decouple/decouple.h"
 
 #include "util/size.h"
+#include "core/say.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ static long die_after, requests;
 static void die_on_request(int wrank)
 {
     if (wrank == die_rank && ++requests >= die_after) {
-        fprintf(stderr, "ferry: data process %d: FERRY_DECOUPLE_FAULT: dying now\n", wrank);
+        ferry_say(FERRY_INFO, "data process %d: FERRY_DECOUPLE_FAULT: dying now", wrank);
         _exit(3);
     }
 }
@@ -34,7 +35,7 @@ static void warn_once(const char *name, const char *value, const char *why, cons
     if (init)
         MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     if (wrank == 0)
-        fprintf(stderr, "ferry: warning: %s=\"%.40s\" ignored: %s; %s\n", name, value, why, instead);
+        ferry_say(FERRY_WARN, "%s=\"%.40s\" ignored: %s; %s", name, value, why, instead);
 }
 
 /* A size (util/size.h); at least min. */
@@ -46,13 +47,13 @@ static int64_t env_size(const char *name, int64_t dflt, int64_t min)
     int64_t v;
     char why[160], instead[64], h[32];
     if (ferry_size_parse(e, &v, why, sizeof why) != 0) {
-        ferry_size_human((double)dflt, h, sizeof h);
+        ferry_size_format((double)dflt, FERRY_SIZE_SHORT, h, sizeof h);
         snprintf(instead, sizeof instead, "using %s", h);
         warn_once(name, e, why, instead);
         return dflt;
     }
     if (v < min) {
-        ferry_size_human((double)min, h, sizeof h);
+        ferry_size_format((double)min, FERRY_SIZE_SHORT, h, sizeof h);
         snprintf(why, sizeof why, "below the smallest, %s", h);
         snprintf(instead, sizeof instead, "using %s", h);
         warn_once(name, e, why, instead);

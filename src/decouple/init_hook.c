@@ -13,6 +13,7 @@
 #include "core/mpi_lib.h"
 #include "core/job.h"
 #include "core/report.h"
+#include "core/say.h"
 #include "decouple/decouple.h"
 #include "strategy/forward.h"
 
@@ -37,7 +38,7 @@ static const char *not_decoupled(void)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     if (wrank == 0 && !said) {
         said = 1;
-        fprintf(stderr, "ferry: error: %s\n", text);
+        ferry_say(FERRY_ERROR, "%s", text);
     }
     return text;
 }
@@ -67,7 +68,7 @@ static void after_init(void)
         return;
     int rc = ferry_decouple_init();
     if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "ferry: FERRY_DECOUPLE_SERVE=init: could not set up decoupled I/O\n");
+        ferry_say(FERRY_INFO, "FERRY_DECOUPLE_SERVE=init: could not set up decoupled I/O");
         return;
     }
     if (ferry_is_data_process()) {

@@ -15,6 +15,7 @@
  * leaves once every other data process is done or dead.
  */
 #include "core/errors.h"
+#include "core/say.h"
 #include "decouple/server.h"
 
 #include <stdio.h>
@@ -198,7 +199,7 @@ static int finished(dc_server *S, double now)
         if (p == S->me || S->peer_done[p] || S->peer_dead[p])
             continue;
         if (now - S->peer_last[p] > dc_cfg()->timeout) {
-            fprintf(stderr, "ferry: data process %d: data process %d stopped answering\n", dc_w.wrank, p);
+            ferry_say(FERRY_INFO, "data process %d: data process %d stopped answering", dc_w.wrank, p);
             S->peer_dead[p] = 1;
             continue;
         }
@@ -273,7 +274,7 @@ int dc_serve(void)
     server_free(&S);
     if (lost) {
         /* every client has said goodbye; finalizing now could wait forever */
-        fprintf(stderr, "ferry: data process %d: a data process died during the run; ending the job\n", dc_w.wrank);
+        ferry_say(FERRY_INFO, "data process %d: a data process died during the run; ending the job", dc_w.wrank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     return MPI_SUCCESS;

@@ -6,6 +6,7 @@
  * reads they share, a bounded number, least recently used first out.
  */
 #include "core/errors.h"
+#include "core/say.h"
 #include "decouple/server.h"
 
 #include <stdio.h>
@@ -101,8 +102,8 @@ void dc_session_close_client(dc_server *S, int client)
             /* the client left without closing: nobody else can hear it */
             char text[MPI_MAX_ERROR_STRING];
             dc_err_text(rc, text, sizeof text);
-            fprintf(stderr, "ferry: data process %d: a file left open by compute process %d: %s\n", dc_w.wrank,
-                    client, text);
+            ferry_say(FERRY_INFO, "data process %d: a file left open by compute process %d: %s", dc_w.wrank, client,
+                      text);
         }
     }
 }

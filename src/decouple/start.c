@@ -8,6 +8,7 @@
  * goodbye to the data processes while communication still works.
  */
 #include "core/errors.h"
+#include "core/say.h"
 #include "decouple/decouple.h"
 
 #include <stdio.h>
@@ -30,8 +31,8 @@ static int on_finalize(MPI_Comm comm, int key, void *val, void *extra)
             int r = 0;
             MPI_Comm_rank(dc_w.peers, &r);
             if (r == 0)
-                fprintf(stderr, "ferry: a data process died during the run; ending the job (MPI cannot "
-                                "finalize after a process failure)\n");
+                ferry_say(FERRY_INFO, "a data process died during the run; ending the job (MPI cannot "
+                                      "finalize after a process failure)");
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     }

@@ -1,5 +1,6 @@
 #include "strategy/aggregators.h"
 #include "core/hints.h"
+#include "core/say.h"
 #include "util/plural.h"
 
 #include <stdio.h>
@@ -168,8 +169,8 @@ void ferry_aggs_display(const ferry_file *f, const ferry_aggs *a, const ferry_no
     if (!f->sw.v[FERRY_SW_AGGDISPLAY] || f->rank != 0 || strstr(f->coll_shown, why))
         return;
     strncat(((ferry_file *)f)->coll_shown, why, sizeof f->coll_shown - strlen(f->coll_shown) - 1);
-    fprintf(stderr, "ferry: aggregators for \"%s\" (%s): %d of %d rank%s on %d node%s\n", f->filename, why,
-            d->n, f->size, ferry_s(f->size), nodes->nnodes, ferry_s(nodes->nnodes));
+    ferry_say(FERRY_INFO, "aggregators for \"%s\" (%s): %d of %d rank%s on %d node%s", f->filename, why, d->n, f->size,
+              ferry_s(f->size), nodes->nnodes, ferry_s(nodes->nnodes));
     fprintf(stderr, "  %-6s %-6s %-6s %s\n", "agg", "rank", "node", "file domain");
     for (int i = 0; i < d->n && i < a->n; i++) {
         if (d->stripe)

@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/finalize.h"
 #include "core/trace.h"
+#include "core/say.h"
 #include "strategy/forward_internal.h"
 
 #include <stdio.h>
@@ -533,8 +534,10 @@ static void shut_all(void)
                 char msg[MPI_MAX_ERROR_STRING];
                 int len = 0;
                 MPI_Error_string(code, msg, &len);
-                fprintf(stderr, "ferry: error: rank %d: forwarded writes to \"%s\" failed: %s (reported at MPI_Finalize: the file was not closed)\n",
-                        w->me, e->f->filename, msg);
+                ferry_say(FERRY_ERROR,
+                          "rank %d: forwarded writes to \"%s\" failed: %s (reported at MPI_Finalize: the file was not "
+                          "closed)",
+                          w->me, e->f->filename, msg);
             }
         }
         if (r->serves)

@@ -7,6 +7,7 @@
 #include "strategy/aggregators.h"
 #include "strategy/auto.h"
 #include "strategy/twophase.h"
+#include "util/fnv.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -140,13 +141,13 @@ int ferry_learn_worth(ferry_learn_ctx *ctx)
 
 /* ---- the learner ---- */
 
+/* h extended by the 8 bytes of v, low byte first on every host */
 static uint64_t mix(uint64_t h, uint64_t v)
 {
-    for (int i = 0; i < 8; i++) {
-        h ^= (v >> (8 * i)) & 0xff;
-        h *= 1099511628211ULL;
-    }
-    return h;
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+    return ferry_fnv(h, b, sizeof b);
 }
 
 static void note_decision(ferry_learner *l, const ferry_learn_slot *s)

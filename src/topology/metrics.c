@@ -78,7 +78,7 @@ int ferry_topo_evaluate(const ferry_topo_machine *m, const ferry_topo_flow *flow
   double *fw = cp->fair_share ? malloc((nf ? nf : 1) * sizeof *fw) : NULL;
   if (!out->link_bytes || !out->gw_bytes || !out->gw_msgs || !out->group_bytes || !out->group_msgs ||
       (cp->msg_cost > 0 && !recv) || !ro || (cp->fair_share && (!rl || !fb || !fw || !fbw)))
-    goto fail;
+    goto out;
 
   int links[FERRY_TOPO_MAX_ROUTE + 2];
   for (size_t f = 0; f < nf; f++) {
@@ -86,7 +86,7 @@ int ferry_topo_evaluate(const ferry_topo_machine *m, const ferry_topo_flow *flow
     if (fl->src < 0 || fl->src >= m->nnodes || fl->dst < 0 || fl->dst >= m->nnodes || fl->gw >= m->ngw ||
         !(fl->bytes >= 0) || !(fl->msgs >= 0)) {
       rc = -EINVAL;
-      goto fail;
+      goto out;
     }
     int k = m->ops->route(m, fl->src, fl->dst, links);
     int kx = k;
@@ -117,7 +117,7 @@ int ferry_topo_evaluate(const ferry_topo_machine *m, const ferry_topo_flow *flow
       if (rn + (size_t)kx > rcap) {
         while (rn + (size_t)kx > rcap) rcap *= 2;
         int *n2 = realloc(rl, rcap * sizeof *n2);
-        if (!n2) goto fail;
+        if (!n2) goto out;
         rl = n2;
       }
       memcpy(rl + rn, links, (size_t)kx * sizeof *links);
@@ -180,23 +180,17 @@ int ferry_topo_evaluate(const ferry_topo_machine *m, const ferry_topo_flow *flow
     for (int l = 0; l < NL; l++) fbw[l] = l < m->nlinks ? m->link_bw[l] : cp->group_bw;
     double fs = ferry_topo__fair_share(NL, fbw, nf, ro, rl, fb, fw, cp->max_epochs > 0 ? cp->max_epochs : 100000,
                                        &out->fair_epochs);
-    if (fs < 0) goto fail;
+    if (fs < 0) goto out;
     out->t_fair = (fs > serve ? fs : serve) + out->t_latency;
   }
+  rc = 0;
+out:
   free(fbw);
   free(recv);
   free(ro);
   free(rl);
   free(fb);
   free(fw);
-  return 0;
-fail:
-  free(fbw);
-  free(recv);
-  free(ro);
-  free(rl);
-  free(fb);
-  free(fw);
-  ferry_topo_metrics_free(out);
+  if (rc) ferry_topo_metrics_free(out);
   return rc;
 }

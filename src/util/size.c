@@ -2,6 +2,7 @@
  * "1.5m" is exact and the locale's decimal point plays no part. */
 #include "util/size.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 
 #define UNITS "k, m, g or t, alone or with B or iB; all powers of 1024"
@@ -72,17 +73,43 @@ int ferry_size_parse(const char *s, int64_t *out, char *why, size_t whylen)
     return 0;
 }
 
-void ferry_size_human(double bytes, char *buf, size_t len)
+/* The largest unit up to TiB that divides bytes, with the unit's name. */
+static void exact(double bytes, const char *const *unit, char *buf, size_t len)
 {
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    if (bytes == (double)(int64_t)bytes) {
+        int64_t v = (int64_t)bytes;
+        while (u < 4 && v != 0 && v % 1024 == 0) {
+            v /= 1024;
+            u++;
+        }
+        snprintf(buf, len, "%" PRId64 "%s", v, unit[u]);
+        return;
+    }
+    snprintf(buf, len, "%.0f", bytes);
+}
+
+void ferry_size_format(double bytes, ferry_size_style style, char *buf, size_t len)
+{
+    static const char *const iec[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    static const char *const exact_unit[] = {"", "KiB", "MiB", "GiB", "TiB"};
+    static const char *const hint_unit[] = {"", "k", "m", "g", "t"};
+    if (style == FERRY_SIZE_EXACT || style == FERRY_SIZE_HINT) {
+        exact(bytes, style == FERRY_SIZE_EXACT ? exact_unit : hint_unit, buf, len);
+        return;
+    }
     double x = bytes;
     int u = 0;
     while ((x >= 1024.0 || x <= -1024.0) && u < 6) {
         x /= 1024.0;
         u++;
     }
-    if (u == 0 || x == (double)(int64_t)x)
-        snprintf(buf, len, "%.0f %s", x, unit[u]);
-    else
-        snprintf(buf, len, "%.1f %s", x, unit[u]);
+    int decimals = 0;
+    if (u > 0 && style == FERRY_SIZE_TENTHS)
+        decimals = 1;
+    else if (u > 0 && style == FERRY_SIZE_3DIGITS)
+        decimals = x >= 100 || x <= -100 ? 0 : x >= 10 || x <= -10 ? 1 : 2;
+    else if (u > 0 && x != (double)(int64_t)x)
+        decimals = 1;
+    snprintf(buf, len, "%.*f %s", decimals, x, iec[u]);
 }

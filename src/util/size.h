@@ -17,8 +17,17 @@
  * names the text and where it came from. */
 int ferry_size_parse(const char *s, int64_t *out, char *why, size_t whylen);
 
-/* For people: "4 MiB", "1.5 MiB", "100 B" (one decimal where the unit
- * does not divide). */
-void ferry_size_human(double bytes, char *buf, size_t len);
+/* How ferry_size_format writes a size. Units are powers of 1024. */
+typedef enum {
+    FERRY_SIZE_SHORT,   /* "4 MiB", "1.5 MiB", "100 B": one decimal where the unit does not divide */
+    FERRY_SIZE_TENTHS,  /* "4.0 MiB", "100 B": one decimal past bytes, as table columns show it */
+    FERRY_SIZE_3DIGITS, /* "1.50 GiB", "17.5 KiB", "512 MiB": three significant digits */
+    FERRY_SIZE_EXACT,   /* "4MiB", "1536KiB", "100": the largest unit up to TiB that divides */
+    FERRY_SIZE_HINT,    /* "4m", "1536k", "100": the same as a hint's value */
+} ferry_size_style;
+
+/* The one size formatter of the library and the tools: bytes as text in
+ * the given style (the last two read back through ferry_size_parse). */
+void ferry_size_format(double bytes, ferry_size_style style, char *buf, size_t len);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include "tune.h"
 #include "unit/check.h"
+#include "util/size.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,13 +247,13 @@ int main(void)
     json_decref((json_t *)h.defaults);
 
     /* sizes in hint syntax */
-    tune_size_str(16 << 20, buf, sizeof buf);
+    ferry_size_format((double)(16 << 20), FERRY_SIZE_HINT, buf, sizeof buf);
     CHECK(!strcmp(buf, "16m"));
-    tune_size_str(3 << 10, buf, sizeof buf);
+    ferry_size_format((double)(3 << 10), FERRY_SIZE_HINT, buf, sizeof buf);
     CHECK(!strcmp(buf, "3k"));
-    tune_size_str(1000, buf, sizeof buf);
+    ferry_size_format((double)(1000), FERRY_SIZE_HINT, buf, sizeof buf);
     CHECK(!strcmp(buf, "1000"));
-    tune_size_str((int64_t)2 << 30, buf, sizeof buf);
+    ferry_size_format((double)((int64_t)2 << 30), FERRY_SIZE_HINT, buf, sizeof buf);
     CHECK(!strcmp(buf, "2g"));
 
     json_decref((json_t *)f.defaults);

@@ -85,13 +85,39 @@ int main(void)
     int64_t v;
     CHECK(ferry_size_parse("3 parsecs", &v, why, sizeof why) == -1 && strstr(why, "powers of 1024"));
     CHECK(ferry_size_parse("12x", &v, NULL, 0) == -1); /* no reason wanted */
-    /* and the human form */
+    /* and the formatter, in each of its styles */
     char h[32];
-    ferry_size_human(100, h, sizeof h);
+    ferry_size_format(100, FERRY_SIZE_SHORT, h, sizeof h);
     CHECK_STR(h, "100 B");
-    ferry_size_human(4 << 20, h, sizeof h);
+    ferry_size_format(4 << 20, FERRY_SIZE_SHORT, h, sizeof h);
     CHECK_STR(h, "4 MiB");
-    ferry_size_human(1572864, h, sizeof h);
+    ferry_size_format(1572864, FERRY_SIZE_SHORT, h, sizeof h);
     CHECK_STR(h, "1.5 MiB");
+    ferry_size_format(4 << 20, FERRY_SIZE_TENTHS, h, sizeof h);
+    CHECK_STR(h, "4.0 MiB");
+    ferry_size_format(512, FERRY_SIZE_TENTHS, h, sizeof h);
+    CHECK_STR(h, "512 B");
+    ferry_size_format(1.5 * (1 << 30), FERRY_SIZE_3DIGITS, h, sizeof h);
+    CHECK_STR(h, "1.50 GiB");
+    ferry_size_format(17.5 * 1024, FERRY_SIZE_3DIGITS, h, sizeof h);
+    CHECK_STR(h, "17.5 KiB");
+    ferry_size_format(512 << 20, FERRY_SIZE_3DIGITS, h, sizeof h);
+    CHECK_STR(h, "512 MiB");
+    ferry_size_format(1 << 20, FERRY_SIZE_EXACT, h, sizeof h);
+    CHECK_STR(h, "1MiB");
+    ferry_size_format(1536 * 1024, FERRY_SIZE_EXACT, h, sizeof h);
+    CHECK_STR(h, "1536KiB");
+    ferry_size_format(100, FERRY_SIZE_EXACT, h, sizeof h);
+    CHECK_STR(h, "100");
+    ferry_size_format(4 << 20, FERRY_SIZE_HINT, h, sizeof h);
+    CHECK_STR(h, "4m");
+    ferry_size_format(0, FERRY_SIZE_HINT, h, sizeof h);
+    CHECK_STR(h, "0");
+    /* what EXACT and HINT write, the parser reads back */
+    int64_t back = 0;
+    ferry_size_format(3 << 10, FERRY_SIZE_HINT, h, sizeof h);
+    CHECK(ferry_size_parse(h, &back, NULL, 0) == 0 && back == 3 << 10);
+    ferry_size_format((double)((int64_t)5 << 40), FERRY_SIZE_EXACT, h, sizeof h);
+    CHECK(ferry_size_parse(h, &back, NULL, 0) == 0 && back == (int64_t)5 << 40);
     return check_failures ? 1 : 0;
 }

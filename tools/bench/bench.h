@@ -102,6 +102,10 @@ void fb_usage(FILE *f, const fb_pattern *const *pats, int npats);
 void fb_phase_begin(fb_ctx *c, int phase);
 void fb_phase_end(fb_ctx *c, int phase);
 void fb_times_reduce(fb_ctx *c);
+/* The pattern's file (c->path) opened over MPI_COMM_WORLD and closed, each
+ * timed as the given phase; a failure ends the run (fb_mpi_check). */
+void fb_open_timed(fb_ctx *c, int amode, MPI_File *fh, int phase);
+void fb_close_timed(fb_ctx *c, MPI_File *fh, int phase);
 
 /* verify.c: the data of every pattern is a pure function of (seed, file
  * offset), so any rank can regenerate what any byte of the file must hold. */

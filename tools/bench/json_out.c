@@ -83,7 +83,7 @@ void fb_config_text(fb_str *b, const fb_opt *opts)
             break;
         case FB_INT: fb_str_add(b, " %s=%d", o->key, *(int *)o->ptr); break;
         case FB_SIZE:
-            ferry_size_human((double)*(int64_t *)o->ptr, sz, sizeof sz);
+            ferry_size_format((double)*(int64_t *)o->ptr, FERRY_SIZE_SHORT, sz, sizeof sz);
             fb_str_add(b, " %s=%s", o->key, sz);
             break;
         case FB_STR:
@@ -164,7 +164,7 @@ static void report_json(fb_ctx *c, int rep)
 static void text_line(fb_ctx *c, int rep, const char *name, const double *t, int64_t bytes)
 {
     char sz[32];
-    ferry_size_human((double)bytes, sz, sizeof sz);
+    ferry_size_format((double)bytes, FERRY_SIZE_SHORT, sz, sizeof sz);
     double all = t[0] + t[1] + t[2];
     printf("  %3d  %-5s  %10s  %9.5f  %9.5f  %9.5f  %10.2f  %10.2f\n", rep, name, sz, t[0], t[1], t[2],
            all > 0 ? (double)bytes / all / 1048576.0 : 0.0, t[1] > 0 ? (double)bytes / t[1] / 1048576.0 : 0.0);
@@ -192,7 +192,7 @@ static void report_text(fb_ctx *c, int rep)
     if (c->did_read && !c->pat->no_data)
         text_line(c, rep, "read", c->t_max + FB_OPEN_R, c->bytes_r);
     char sz[32];
-    ferry_size_human((double)c->v.checked, sz, sizeof sz);
+    ferry_size_format((double)c->v.checked, FERRY_SIZE_SHORT, sz, sizeof sz);
     fb_str f = {0};
     if (c->ferry) {
         ferry_choice(&f, c->rec_w, "coll_write");
@@ -201,7 +201,7 @@ static void report_text(fb_ctx *c, int rep)
         ferry_choice(&f, c->rec_r, "ind_read");
     }
     char fsz[32];
-    ferry_size_human((double)c->vf.checked, fsz, sizeof fsz);
+    ferry_size_format((double)c->vf.checked, FERRY_SIZE_SHORT, fsz, sizeof fsz);
     if (c->did_read)
         printf("  %3d  verify %s read back: %s%s%s%s%s%s\n", rep, sz, c->v.bad ? "FAILED" : "OK",
                c->vf.checked || c->vf.bad ? ", file checked with pread: " : "",

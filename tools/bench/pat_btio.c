@@ -179,9 +179,7 @@ static void steps_io(fb_ctx *c, const pieces *p, unsigned char *buf, int64_t ste
         fb_check_count(c, &st, point, count, write ? "a step write" : "a step read");
     }
     fb_phase_end(c, write ? FB_WRITE : FB_READ);
-    fb_phase_begin(c, write ? FB_CLOSE_W : FB_CLOSE_R);
-    fb_mpi_check(c, MPI_File_close(&fh), "MPI_File_close", c->path);
-    fb_phase_end(c, write ? FB_CLOSE_W : FB_CLOSE_R);
+    fb_close_timed(c, &fh, write ? FB_CLOSE_W : FB_CLOSE_R);
     MPI_Type_free(&ft);
     MPI_Type_free(&point);
     fb_ferry_capture(c, c->path, write);

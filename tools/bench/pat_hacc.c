@@ -127,16 +127,11 @@ static void run(fb_ctx *c, int rep)
     MPI_File fh;
 
     fb_remove(c, c->path);
-    fb_phase_begin(c, FB_OPEN_W);
-    fb_mpi_check(c, MPI_File_open(MPI_COMM_WORLD, c->path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
-                 "MPI_File_open", c->path);
-    fb_phase_end(c, FB_OPEN_W);
+    fb_open_timed(c, MPI_MODE_CREATE | MPI_MODE_RDWR, &fh, FB_OPEN_W);
     fb_phase_begin(c, FB_WRITE);
     io(c, fh, &d, 1);
     fb_phase_end(c, FB_WRITE);
-    fb_phase_begin(c, FB_CLOSE_W);
-    fb_mpi_check(c, MPI_File_close(&fh), "MPI_File_close", c->path);
-    fb_phase_end(c, FB_CLOSE_W);
+    fb_close_timed(c, &fh, FB_CLOSE_W);
     c->did_write = 1;
     fb_ferry_capture(c, c->path, 1);
     snprintf(c->corrupt_path, sizeof c->corrupt_path, "%s", c->path);
@@ -145,16 +140,11 @@ static void run(fb_ctx *c, int rep)
 
     for (int v = 0; v < NVARS; v++)
         memset(d.arr[v], 0xa5, (size_t)d.len[v]);
-    fb_phase_begin(c, FB_OPEN_R);
-    fb_mpi_check(c, MPI_File_open(MPI_COMM_WORLD, c->path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), "MPI_File_open",
-                 c->path);
-    fb_phase_end(c, FB_OPEN_R);
+    fb_open_timed(c, MPI_MODE_RDONLY, &fh, FB_OPEN_R);
     fb_phase_begin(c, FB_READ);
     io(c, fh, &d, 0);
     fb_phase_end(c, FB_READ);
-    fb_phase_begin(c, FB_CLOSE_R);
-    fb_mpi_check(c, MPI_File_close(&fh), "MPI_File_close", c->path);
-    fb_phase_end(c, FB_CLOSE_R);
+    fb_close_timed(c, &fh, FB_CLOSE_R);
     c->did_read = 1;
     fb_ferry_capture(c, c->path, 0);
     for (int v = 0; v < NVARS; v++) {

@@ -58,10 +58,7 @@ static void run(fb_ctx *c, int rep)
     c->bytes_w = c->bytes_r = o.rec * o.records * (int64_t)c->size;
     fb_remove(c, c->path);
 
-    fb_phase_begin(c, FB_OPEN_W);
-    fb_mpi_check(c, MPI_File_open(MPI_COMM_WORLD, c->path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh),
-                 "MPI_File_open", c->path);
-    fb_phase_end(c, FB_OPEN_W);
+    fb_open_timed(c, MPI_MODE_CREATE | MPI_MODE_WRONLY, &fh, FB_OPEN_W);
     fb_phase_begin(c, FB_WRITE);
     for (int k = 0; k < o.records; k++) {
         make(buf, rep, c->rank, k);
@@ -69,9 +66,7 @@ static void run(fb_ctx *c, int rep)
         fb_check_count(c, &st, MPI_BYTE, o.rec, "a shared write");
     }
     fb_phase_end(c, FB_WRITE);
-    fb_phase_begin(c, FB_CLOSE_W);
-    fb_mpi_check(c, MPI_File_close(&fh), "MPI_File_close", c->path);
-    fb_phase_end(c, FB_CLOSE_W);
+    fb_close_timed(c, &fh, FB_CLOSE_W);
     c->did_write = 1;
     fb_ferry_capture(c, c->path, 1);
     snprintf(c->corrupt_path, sizeof c->corrupt_path, "%s", c->path);
@@ -79,10 +74,7 @@ static void run(fb_ctx *c, int rep)
     fb_corrupt(c);
 
     memset(buf, 0xa5, (size_t)o.rec * o.records);
-    fb_phase_begin(c, FB_OPEN_R);
-    fb_mpi_check(c, MPI_File_open(MPI_COMM_WORLD, c->path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), "MPI_File_open",
-                 c->path);
-    fb_phase_end(c, FB_OPEN_R);
+    fb_open_timed(c, MPI_MODE_RDONLY, &fh, FB_OPEN_R);
     fb_phase_begin(c, FB_READ);
     for (int k = 0; k < o.records; k++) {
         fb_mpi_check(c, MPI_File_read_shared(fh, buf + k * o.rec, (int)o.rec, MPI_BYTE, &st), "MPI_File_read_shared",
@@ -90,9 +82,7 @@ static void run(fb_ctx *c, int rep)
         fb_check_count(c, &st, MPI_BYTE, o.rec, "a shared read");
     }
     fb_phase_end(c, FB_READ);
-    fb_phase_begin(c, FB_CLOSE_R);
-    fb_mpi_check(c, MPI_File_close(&fh), "MPI_File_close", c->path);
-    fb_phase_end(c, FB_CLOSE_R);
+    fb_close_timed(c, &fh, FB_CLOSE_R);
     c->did_read = 1;
     fb_ferry_capture(c, c->path, 0);
 

@@ -59,10 +59,7 @@ static void run(fb_ctx *c, int rep)
     fb_fill(rec, 0, REC, fb_seed("size", rep, 0));
     fb_remove(c, c->path);
     c->bytes_w = c->bytes_r = 0;
-    fb_phase_begin(c, FB_OPEN_W);
-    fb_mpi_check(c, MPI_File_open(MPI_COMM_WORLD, c->path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
-                 "MPI_File_open", c->path);
-    fb_phase_end(c, FB_OPEN_W);
+    fb_open_timed(c, MPI_MODE_CREATE | MPI_MODE_RDWR, &fh, FB_OPEN_W);
     fb_phase_begin(c, FB_WRITE);
     for (int r = 0; r < o.rounds; r++) {
         int64_t size = BASE + (int64_t)r * REC;
@@ -81,9 +78,7 @@ static void run(fb_ctx *c, int rep)
         expect(c, fh, 3 * size);
     }
     fb_phase_end(c, FB_WRITE);
-    fb_phase_begin(c, FB_CLOSE_W);
-    fb_mpi_check(c, MPI_File_close(&fh), "MPI_File_close", c->path);
-    fb_phase_end(c, FB_CLOSE_W);
+    fb_close_timed(c, &fh, FB_CLOSE_W);
     c->did_write = c->did_read = 1;
     fb_ferry_capture(c, c->path, 1);
     if (!c->keep)

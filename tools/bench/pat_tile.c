@@ -90,9 +90,7 @@ static void tile_io(fb_ctx *c, int write, void *buf)
     fb_mpi_check(c, rc, write ? "MPI_File_write_all" : "MPI_File_read_all", c->path);
     fb_check_count(c, &st, elem, n, write ? "the tile write" : "the tile read");
     fb_phase_end(c, write ? FB_WRITE : FB_READ);
-    fb_phase_begin(c, write ? FB_CLOSE_W : FB_CLOSE_R);
-    fb_mpi_check(c, MPI_File_close(&fh), "MPI_File_close", c->path);
-    fb_phase_end(c, write ? FB_CLOSE_W : FB_CLOSE_R);
+    fb_close_timed(c, &fh, write ? FB_CLOSE_W : FB_CLOSE_R);
     MPI_Type_free(&file);
     MPI_Type_free(&elem);
     fb_ferry_capture(c, c->path, write);

@@ -23,3 +23,17 @@ void fb_times_reduce(fb_ctx *c)
 {
     MPI_Reduce(c->t_local, c->t_max, FB_NPHASE, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 }
+
+void fb_open_timed(fb_ctx *c, int amode, MPI_File *fh, int phase)
+{
+    fb_phase_begin(c, phase);
+    fb_mpi_check(c, MPI_File_open(MPI_COMM_WORLD, c->path, amode, MPI_INFO_NULL, fh), "MPI_File_open", c->path);
+    fb_phase_end(c, phase);
+}
+
+void fb_close_timed(fb_ctx *c, MPI_File *fh, int phase)
+{
+    fb_phase_begin(c, phase);
+    fb_mpi_check(c, MPI_File_close(fh), "MPI_File_close", c->path);
+    fb_phase_end(c, phase);
+}

@@ -9,6 +9,7 @@
  * repetition does not pass either.
  */
 #include "bench.h"
+#include "util/fnv.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -39,9 +40,7 @@ static inline unsigned char byte_at(uint64_t seed, uint64_t off)
 
 uint64_t fb_seed(const char *pattern, int rep, int64_t file_id)
 {
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a over the pattern name */
-    for (const char *p = pattern; *p; p++)
-        h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+    uint64_t h = ferry_fnv_str(pattern);
     return mix64(h ^ mix64((uint64_t)rep + 1) ^ mix64(((uint64_t)file_id << 20) + 7));
 }
 

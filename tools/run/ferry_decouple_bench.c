@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <ferry.h>
+#include "util/median.h"
 #include "util/size.h"
 #include <fcntl.h>
 #include <getopt.h>
@@ -283,18 +284,6 @@ static int same(int op, const result *a, const result *b)
     return a->matches == b->matches && (a->matches == 0 || a->first_match == b->first_match);
 }
 
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmpd);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ferry-decouple-bench [-o file] [-s size] [-t call] [-w seconds] [-r reps]\n"
@@ -448,8 +437,8 @@ int main(int argc, char **argv)
                 snprintf(runs + strlen(runs), sizeof runs - strlen(runs), "%s%.3f", i ? "," : "", t[m][i]);
                 json_array_append_new(jruns, json_real(t[m][i]));
             }
-            med[m] = median(t[m], n);
-            double medw = median(w[m], n);
+            med[m] = ferry_median(t[m], n);
+            double medw = ferry_median(w[m], n);
             double ratio = bytes[m] > 0 ? (double)o.size / (double)bytes[m] : 0;
             if (o.json) {
                 json_t *rec = json_pack("{s:s,s:s,s:s,s:i,s:i,s:I,s:I,s:f,s:o,s:f,s:f,s:I,s:f,s:b}", "pattern",

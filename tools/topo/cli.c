@@ -57,15 +57,6 @@ static int want_size(const char *v, double *out, char *err, size_t errlen, const
   return 0;
 }
 
-void format_size(double b, char *buf, size_t len) {
-  static const char *suf[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int k = 0;
-  double v = b;
-  while (k < 4 && v >= 1024 && v / 1024 == (double)(long long)(v / 1024)) v /= 1024, k++;
-  if (k == 0) snprintf(buf, len, "%.0f", b);
-  else snprintf(buf, len, "%.0f%s", v, suf[k]);
-}
-
 /* A whole number from lo to hi; the reason when it is not. */
 static int want_int(const char *v, int lo, int hi, int *out, char *err, size_t errlen, const char *key) {
   char *e;

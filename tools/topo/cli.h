@@ -50,7 +50,5 @@ int opts_parse(int argc, char **argv, int first, topo_opts *o, char *err, size_t
 /* The one size parser (util/size.h): "1MiB", "1MB", "4m", "1.5k", "512";
  * every suffix a power of 1024. */
 int parse_size(const char *s, double *out);
-/* 1048576 -> "1MiB" when exact, else bytes. */
-void format_size(double bytes, char *buf, size_t len);
 
 #endif

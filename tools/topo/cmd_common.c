@@ -65,7 +65,7 @@ int io_setup_make(const topo_opts *o, const char *cmd, io_setup *s) {
   if (c->cost.group_bw > 0) {
     /* in the units --ion-bw reads (powers of 1024): 4g shows as 4 GiB/s;
      * a rate that is no whole number of them also as typed (4e9 B/s) */
-    ferry_size_human(c->cost.group_bw, rate, sizeof rate);
+    ferry_size_format(c->cost.group_bw, FERRY_SIZE_SHORT, rate, sizeof rate);
     if (strchr(rate, '.'))
       snprintf(ion, sizeof ion, "%s/s (%.4g B/s) each", rate, c->cost.group_bw);
     else

@@ -15,6 +15,8 @@
 #include "cmd.h"
 #include "exe_dir.h"
 #include "output.h"
+#include "util/json.h"
+#include "util/size.h"
 
 #ifndef FERRY_TOPO_PLOT_SRC
 #define FERRY_TOPO_PLOT_SRC "ferry_topo_plot.py"
@@ -75,50 +77,92 @@ static int in_plane(const plane_t *p, const int *c) {
   return 1;
 }
 
-static void write_assignment(FILE *f, const ferry_topo_machine *m, const plane_t *p, const scen_row *r,
-                             const ferry_topo_metrics *mt) {
-  fprintf(f, "{\"name\":");
-  out_json_string(f, r->name);
-  fprintf(f, ",\"max_link_load\":%.0f,\"modelled_time_s\":%.9g,\"avg_hops\":%.6f,\"max_link\":", r->max_link_load,
-          r->t_model, r->avg_hops);
-  out_json_string(f, r->max_link);
-  int nnet = ferry_topo_links(m) - ferry_topo_gateways(m);
-  /* the busiest network link (bridge exit links left out), which the heat
-   * map and the histogram both show; ties to the lowest id */
-  int top = -1;
-  for (int l = 0; l < nnet; l++)
-    if (mt->link_bytes[l] > 0 && (top < 0 || mt->link_bytes[l] > mt->link_bytes[top])) top = l;
-  char tname[96] = "-";
-  if (top >= 0) ferry_topo_link_name(m, top, tname, sizeof tname);
-  fprintf(f, ",\"max_net_link_load\":%.0f,\"max_net_link\":", top >= 0 ? mt->link_bytes[top] : 0.0);
-  out_json_string(f, tname);
-  fprintf(f, ",\"plane_links\":[");
-  int first = 1;
-  if (p->on) {
+/* bytes as whole numbers, as the plotting script reads them */
+static json_t *bytes_array(const double *v, int n, int skip_idle, int *ok)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        if (!skip_idle || v[i] > 0)
+            ferry_json_push(a, ferry_json_fixed(v[i], 0), ok);
+    return a;
+}
+
+/* the links of the plane shown, [x0, y0, x1, y1, bytes] each */
+static json_t *plane_links(const ferry_topo_machine *m, const plane_t *p, const ferry_topo_metrics *mt, int nnet,
+                           int *ok)
+{
+    json_t *all = json_array();
+    if (!p->on)
+        return all;
     int cf[FERRY_TOPO_MAX_DIMS], ct[FERRY_TOPO_MAX_DIMS];
     for (int l = 0; l < nnet; l++) {
-      int a, b;
-      if (ferry_topo_link_ends(m, l, &a, &b) <= 0 || a < 0 || b < 0) continue;
-      ferry_topo_coords(m, a, cf);
-      ferry_topo_coords(m, b, ct);
-      if (!in_plane(p, cf) || !in_plane(p, ct)) continue;
-      fprintf(f, "%s[%d,%d,%d,%d,%.0f]", first ? "" : ",", cf[p->x], cf[p->y], ct[p->x], ct[p->y],
-              mt->link_bytes[l]);
-      first = 0;
+        int a, b;
+        if (ferry_topo_link_ends(m, l, &a, &b) <= 0 || a < 0 || b < 0)
+            continue;
+        ferry_topo_coords(m, a, cf);
+        ferry_topo_coords(m, b, ct);
+        if (!in_plane(p, cf) || !in_plane(p, ct))
+            continue;
+        json_t *x =
+            json_pack("[i,i,i,i,o]", cf[p->x], cf[p->y], ct[p->x], ct[p->y], ferry_json_fixed(mt->link_bytes[l], 0));
+        ferry_json_push(all, x, ok);
     }
-  }
-  fprintf(f, "],\"link_loads\":[");
-  first = 1;
-  for (int l = 0; l < nnet; l++)
-    if (mt->link_bytes[l] > 0) {
-      fprintf(f, "%s%.0f", first ? "" : ",", mt->link_bytes[l]);
-      first = 0;
+    return all;
+}
+
+static json_t *assignment_json(const ferry_topo_machine *m, const plane_t *p, const scen_row *r,
+                               const ferry_topo_metrics *mt, int *ok)
+{
+    json_t *x = json_object();
+    ferry_json_set(x, "name", ferry_json_str(r->name), ok);
+    ferry_json_set(x, "max_link_load", ferry_json_fixed(r->max_link_load, 0), ok);
+    ferry_json_set(x, "modelled_time_s", ferry_json_real(r->t_model, 9), ok);
+    ferry_json_set(x, "avg_hops", ferry_json_fixed(r->avg_hops, 6), ok);
+    ferry_json_set(x, "max_link", ferry_json_str(r->max_link), ok);
+    int nnet = ferry_topo_links(m) - ferry_topo_gateways(m);
+    /* the busiest network link (bridge exit links left out), which the heat
+     * map and the histogram both show; ties to the lowest id */
+    int top = -1;
+    for (int l = 0; l < nnet; l++)
+        if (mt->link_bytes[l] > 0 && (top < 0 || mt->link_bytes[l] > mt->link_bytes[top]))
+            top = l;
+    char tname[96] = "-";
+    if (top >= 0)
+        ferry_topo_link_name(m, top, tname, sizeof tname);
+    ferry_json_set(x, "max_net_link_load", ferry_json_fixed(top >= 0 ? mt->link_bytes[top] : 0.0, 0), ok);
+    ferry_json_set(x, "max_net_link", ferry_json_str(tname), ok);
+    ferry_json_set(x, "plane_links", plane_links(m, p, mt, nnet, ok), ok);
+    ferry_json_set(x, "link_loads", bytes_array(mt->link_bytes, nnet, 1, ok), ok);
+    ferry_json_set(x, "gateway_bytes", bytes_array(mt->gw_bytes, mt->ngw, 0, ok), ok);
+    ferry_json_set(x, "gateway_msgs", bytes_array(mt->gw_msgs, mt->ngw, 0, ok), ok);
+    return x;
+}
+
+/* the plane of a torus the heat map shows, with the gateways in it; null
+ * on other machines */
+static json_t *plane_json(const ferry_topo_machine *m, const plane_t *p, int *ok)
+{
+    if (!p->on)
+        return json_null();
+    static const char L[] = "ABCDEFGH";
+    json_t *x = json_object();
+    ferry_json_set(x, "x_dim", json_stringn(&L[p->x], 1), ok);
+    ferry_json_set(x, "y_dim", json_stringn(&L[p->y], 1), ok);
+    ferry_json_set(x, "x_size", json_integer(ferry_topo_dim_size(m, p->x)), ok);
+    ferry_json_set(x, "y_size", json_integer(ferry_topo_dim_size(m, p->y)), ok);
+    json_t *fixed = json_array();
+    for (int i = 0; i < p->nd; i++)
+        ferry_json_push(fixed, json_integer(p->fixed[i]), ok);
+    ferry_json_set(x, "fixed", fixed, ok);
+    json_t *gws = json_array();
+    int cc[FERRY_TOPO_MAX_DIMS];
+    for (int g = 0; g < ferry_topo_gateways(m); g++) {
+        ferry_topo_coords(m, ferry_topo_gateway_node(m, g), cc);
+        if (in_plane(p, cc))
+            ferry_json_push(gws, json_pack("[i,i]", cc[p->x], cc[p->y]), ok);
     }
-  fprintf(f, "],\"gateway_bytes\":[");
-  for (int g = 0; g < mt->ngw; g++) fprintf(f, "%s%.0f", g ? "," : "", mt->gw_bytes[g]);
-  fprintf(f, "],\"gateway_msgs\":[");
-  for (int g = 0; g < mt->ngw; g++) fprintf(f, "%s%.0f", g ? "," : "", mt->gw_msgs[g]);
-  fprintf(f, "]}");
+    ferry_json_set(x, "gateways", gws, ok);
+    return x;
 }
 
 static const char *find_script(const topo_opts *o, char *buf, size_t len) {
@@ -175,31 +219,17 @@ int cmd_plot(int argc, char **argv) {
     return 1;
   }
   char bpr[32];
-  format_size(o.bytes_per_rank, bpr, sizeof bpr);
-  fprintf(f, "{\"machine\":");
-  out_json_string(f, ferry_topo_spec(m));
-  fprintf(f, ",\"description\":");
-  out_json_string(f, ferry_topo_describe(m));
-  fprintf(f, ",\"ppn\":%d,\"bytes_per_rank\":%.0f,\"bytes_per_rank_text\":\"%s\",\"coalesce\":%s,\"plane\":", o.ppn,
-          o.bytes_per_rank, bpr, o.coalesce ? "true" : "false");
-  if (p.on) {
-    static const char L[] = "ABCDEFGH";
-    fprintf(f, "{\"x_dim\":\"%c\",\"y_dim\":\"%c\",\"x_size\":%d,\"y_size\":%d,\"fixed\":[", L[p.x], L[p.y],
-            ferry_topo_dim_size(m, p.x), ferry_topo_dim_size(m, p.y));
-    for (int i = 0; i < p.nd; i++) fprintf(f, "%s%d", i ? "," : "", p.fixed[i]);
-    fprintf(f, "],\"gateways\":[");
-    int first = 1, cc[FERRY_TOPO_MAX_DIMS];
-    for (int g = 0; g < ferry_topo_gateways(m); g++) {
-      ferry_topo_coords(m, ferry_topo_gateway_node(m, g), cc);
-      if (!in_plane(&p, cc)) continue;
-      fprintf(f, "%s[%d,%d]", first ? "" : ",", cc[p.x], cc[p.y]);
-      first = 0;
-    }
-    fprintf(f, "]}");
-  } else {
-    fprintf(f, "null");
-  }
-  fprintf(f, ",\"assignments\":[");
+  ferry_size_format(o.bytes_per_rank, FERRY_SIZE_EXACT, bpr, sizeof bpr);
+  int ok = 1;
+  json_t *doc = json_object();
+  ferry_json_set(doc, "machine", ferry_json_str(ferry_topo_spec(m)), &ok);
+  ferry_json_set(doc, "description", ferry_json_str(ferry_topo_describe(m)), &ok);
+  ferry_json_set(doc, "ppn", json_integer(o.ppn), &ok);
+  ferry_json_set(doc, "bytes_per_rank", ferry_json_fixed(o.bytes_per_rank, 0), &ok);
+  ferry_json_set(doc, "bytes_per_rank_text", ferry_json_str(bpr), &ok);
+  ferry_json_set(doc, "coalesce", json_boolean(o.coalesce), &ok);
+  ferry_json_set(doc, "plane", plane_json(m, &p, &ok), &ok);
+  json_t *assignments = json_array();
   static const ferry_topo_assign_algo algos[] = {FERRY_TOPO_ASSIGN_DEFAULT, FERRY_TOPO_ASSIGN_ROUTE_AWARE,
                                                  FERRY_TOPO_ASSIGN_LOAD_AWARE, FERRY_TOPO_ASSIGN_REFINED};
   for (int i = 0; i < 4; i++) {
@@ -207,16 +237,18 @@ int cmd_plot(int argc, char **argv) {
     ferry_topo_metrics mt;
     if ((rc = scen_independent(&c, algos[i], &r, NULL, &mt))) {
       fprintf(stderr, "ferry-topo plot: costing failed (%d)\n", rc);
+      json_decref(assignments);
+      json_decref(doc);
       fclose(f);
       ferry_topo_free(m);
       return 1;
     }
-    if (i) fputc(',', f);
-    write_assignment(f, m, &p, &r, &mt);
+    ferry_json_push(assignments, assignment_json(m, &p, &r, &mt, &ok), &ok);
     ferry_topo_metrics_free(&mt);
   }
-  fprintf(f, "]}\n");
-  if (fclose(f)) {
+  ferry_json_set(doc, "assignments", assignments, &ok);
+  int bad = out_json_done(doc, ok, f);
+  if (fclose(f) || bad) {
     fprintf(stderr, "ferry-topo plot: cannot write %s\n", data);
     ferry_topo_free(m);
     return 1;

@@ -7,8 +7,10 @@
 
 #include "cmd.h"
 #include "output.h"
+#include "util/json.h"
 #include "sim.h"
 #include "trace.h"
+#include "util/size.h"
 
 typedef struct {
   long long key;
@@ -171,19 +173,27 @@ int cmd_replay(int argc, char **argv) {
   snprintf(row.name, sizeof row.name, "replay%s%s", nw ? "-" : "", nw ? ferry_topo_assign_name(algo) : "");
   scen_row_from_metrics(m, &mt, &row);
   if (o.json) {
-    printf("{\"machine\":");
-    out_json_string(stdout, ferry_topo_spec(m));
-    printf(",\"nodes\":%d,\"trace\":", ferry_topo_compute_nodes(m));
-    out_json_string(stdout, o.positional[0]);
-    printf(",\"ranks\":%ld,\"ranks_per_node\":%d,\"messages\":%zu,\"writes\":%zu,\"node_pairs\":%zu,"
-           "\"records\":%zu,\"total_bytes\":%.0f,",
-           tr.ranks, ppn, tr.nmsgs, tr.nwrites, nf - (size_t)nw, tr.nrecords, mt.total_bytes);
-    if (o.simulate) printf("\"simulated_time_s\":%.9g,\"simulation_wall_s\":%.3f,", sr.t_sim, sr.wall);
-    out_json_results(stdout, &row, 1, o.detail);
-    printf("}\n");
+    int ok = 1;
+    json_t *doc = json_object();
+    ferry_json_set(doc, "machine", ferry_json_str(ferry_topo_spec(m)), &ok);
+    ferry_json_set(doc, "nodes", json_integer(ferry_topo_compute_nodes(m)), &ok);
+    ferry_json_set(doc, "trace", ferry_json_str(o.positional[0]), &ok);
+    ferry_json_set(doc, "ranks", json_integer(tr.ranks), &ok);
+    ferry_json_set(doc, "ranks_per_node", json_integer(ppn), &ok);
+    ferry_json_set(doc, "messages", json_integer((json_int_t)tr.nmsgs), &ok);
+    ferry_json_set(doc, "writes", json_integer((json_int_t)tr.nwrites), &ok);
+    ferry_json_set(doc, "node_pairs", json_integer((json_int_t)(nf - (size_t)nw)), &ok);
+    ferry_json_set(doc, "records", json_integer((json_int_t)tr.nrecords), &ok);
+    ferry_json_set(doc, "total_bytes", ferry_json_fixed(mt.total_bytes, 0), &ok);
+    if (o.simulate) {
+      ferry_json_set(doc, "simulated_time_s", ferry_json_real(sr.t_sim, 9), &ok);
+      ferry_json_set(doc, "simulation_wall_s", ferry_json_fixed(sr.wall, 3), &ok);
+    }
+    ferry_json_set(doc, "results", out_json_results(&row, 1, o.detail, &ok), &ok);
+    if (out_json_done(doc, ok, stdout)) goto out;
   } else {
     char tb[32];
-    format_bytes(mt.total_bytes, tb, sizeof tb);
+    ferry_size_format(mt.total_bytes, FERRY_SIZE_3DIGITS, tb, sizeof tb);
     printf("# %s\n# trace %s: %ld ranks, %d per node, %zu messages (%zu node pairs), %zu writes, %s\n",
            ferry_topo_describe(m), o.positional[0], tr.ranks, ppn, tr.nmsgs, nf - (size_t)nw, tr.nwrites, tb);
     if (tr.nrecords)

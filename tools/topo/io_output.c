@@ -5,11 +5,12 @@
 #include <string.h>
 
 #include "output.h"
+#include "util/size.h"
 
 void out_io_header(FILE *o, const io_setup *s, const char *how) {
   char tot[32], each[32];
-  format_bytes(s->w.total, tot, sizeof tot);
-  format_bytes(s->w.total / (double)s->w.nranks, each, sizeof each);
+  ferry_size_format(s->w.total, FERRY_SIZE_3DIGITS, tot, sizeof tot);
+  ferry_size_format(s->w.total / (double)s->w.nranks, FERRY_SIZE_3DIGITS, each, sizeof each);
   fprintf(o, "# %s\n", ferry_topo_describe(s->m));
   fprintf(o, "# writers: %s, %d ranks/node, %ld ranks, %s in all (%s per rank on average)", s->spec.text, s->ppn,
           s->w.nranks, tot, each);
@@ -22,7 +23,7 @@ void out_io_bound(const ferry_topo_machine *m, const ferry_topo_binding *b, char
   if (b->kind == FERRY_TOPO_BIND_GROUP_MSGS || b->kind == FERRY_TOPO_BIND_RECEIVER)
     snprintf(load, sizeof load, "%.0f", b->load);
   else
-    format_bytes(b->load, load, sizeof load);
+    ferry_size_format(b->load, FERRY_SIZE_3DIGITS, load, sizeof load);
   switch (b->kind) {
   case FERRY_TOPO_BIND_EXIT:
     snprintf(buf, len, "%s %d link: %s", ferry_topo_gateway_noun(m), b->id, load);
@@ -62,7 +63,7 @@ void out_io_table(FILE *o, const io_setup *s, const io_row *r, int n) {
   fprintf(o, " %10s  %s\n", "vs_default", "bound_by (floor)");
   for (int i = 0; i < n; i++) {
     char mb[32], vs[24], bound[128];
-    format_bytes(r[i].max_gw_bytes, mb, sizeof mb);
+    ferry_size_format(r[i].max_gw_bytes, FERRY_SIZE_3DIGITS, mb, sizeof mb);
     versus(&r[i], d, vs, sizeof vs);
     out_io_bound(s->m, &r[i].bind, bound, sizeof bound);
     whatif |= r[i].what_if;

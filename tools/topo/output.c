@@ -4,14 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void format_bytes(double b, char *buf, size_t len) {
-  static const char *suf[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int k = 0;
-  double v = b;
-  while (k < 5 && (v >= 1024 || v <= -1024)) v /= 1024, k++;
-  if (k == 0) snprintf(buf, len, "%.0f B", b);
-  else snprintf(buf, len, "%.*f %s", v >= 100 || v <= -100 ? 0 : v >= 10 || v <= -10 ? 1 : 2, v, suf[k]);
-}
+#include "util/json.h"
+#include "util/size.h"
 
 static int simulated(const scen_row *rows, int n) {
   for (int i = 0; i < n; i++)
@@ -27,9 +21,9 @@ typedef struct {
 
 static row_units units_of(const scen_row *r) {
   row_units u;
-  format_bytes(r->max_link_load, u.link, sizeof u.link);
-  format_bytes(r->hop_bytes, u.hops, sizeof u.hops);
-  format_bytes(r->max_gw_bytes, u.gw, sizeof u.gw);
+  ferry_size_format(r->max_link_load, FERRY_SIZE_3DIGITS, u.link, sizeof u.link);
+  ferry_size_format(r->hop_bytes, FERRY_SIZE_3DIGITS, u.hops, sizeof u.hops);
+  ferry_size_format(r->max_gw_bytes, FERRY_SIZE_3DIGITS, u.gw, sizeof u.gw);
   return u;
 }
 
@@ -72,36 +66,45 @@ void out_markdown(FILE *o, const scen_row *rows, int n, int detail) {
   }
 }
 
-void out_json_string(FILE *o, const char *s) {
-  fputc('"', o);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') fprintf(o, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20) fprintf(o, "\\u%04x", (unsigned char)*s);
-    else fputc(*s, o);
-  }
-  fputc('"', o);
+json_t *out_json_results(const scen_row *rows, int n, int detail, int *ok)
+{
+    json_t *all = json_array();
+    for (int i = 0; i < n; i++) {
+        const scen_row *r = &rows[i];
+        json_t *x = json_object();
+        ferry_json_set(x, "assignment", ferry_json_str(r->name), ok);
+        ferry_json_set(x, "avg_hops", ferry_json_fixed(r->avg_hops, 6), ok);
+        ferry_json_set(x, "max_hops", json_integer(r->max_hops), ok);
+        ferry_json_set(x, "max_link_load", ferry_json_fixed(r->max_link_load, 0), ok);
+        ferry_json_set(x, "hop_bytes", ferry_json_fixed(r->hop_bytes, 0), ok);
+        ferry_json_set(x, "max_gateway_msgs", ferry_json_fixed(r->max_gw_msgs, 0), ok);
+        ferry_json_set(x, "max_gateway_bytes", ferry_json_fixed(r->max_gw_bytes, 0), ok);
+        ferry_json_set(x, "modelled_time_s", ferry_json_real(r->t_model, 9), ok);
+        ferry_json_set(x, "fair_share_time_s", ferry_json_real(r->t_fair, 9), ok);
+        ferry_json_set(x, "link_floor_s", ferry_json_real(r->t_links, 9), ok);
+        ferry_json_set(x, "max_link", ferry_json_str(r->max_link), ok);
+        ferry_json_set(x, "transit_msgs", ferry_json_fixed(r->transit_msgs, 0), ok);
+        ferry_json_set(x, "moved_nodes", json_integer(r->moved), ok);
+        if (r->t_sim >= 0)
+            ferry_json_set(x, "simulated_time_s", ferry_json_real(r->t_sim, 9), ok);
+        if (r->naggs)
+            ferry_json_set(x, "aggregators", json_integer(r->naggs), ok);
+        if (detail) {
+            ferry_json_set(x, "refine_moves", json_integer(r->refine_moves), ok);
+            ferry_json_set(x, "cpu_s", ferry_json_fixed(r->secs, 6), ok);
+        }
+        ferry_json_push(all, x, ok);
+    }
+    return all;
 }
 
-void out_json_results(FILE *o, const scen_row *rows, int n, int detail) {
-  fprintf(o, "\"results\":[");
-  for (int i = 0; i < n; i++) {
-    const scen_row *r = &rows[i];
-    fprintf(o, "%s{\"assignment\":", i ? "," : "");
-    out_json_string(o, r->name);
-    fprintf(o,
-            ",\"avg_hops\":%.6f,\"max_hops\":%d,\"max_link_load\":%.0f,\"hop_bytes\":%.0f,"
-            "\"max_gateway_msgs\":%.0f,\"max_gateway_bytes\":%.0f,\"modelled_time_s\":%.9g,"
-            "\"fair_share_time_s\":%.9g,\"link_floor_s\":%.9g,\"max_link\":",
-            r->avg_hops, r->max_hops, r->max_link_load, r->hop_bytes, r->max_gw_msgs, r->max_gw_bytes, r->t_model,
-            r->t_fair, r->t_links);
-    out_json_string(o, r->max_link);
-    fprintf(o, ",\"transit_msgs\":%.0f,\"moved_nodes\":%d", r->transit_msgs, r->moved);
-    if (r->t_sim >= 0) fprintf(o, ",\"simulated_time_s\":%.9g", r->t_sim);
-    if (r->naggs) fprintf(o, ",\"aggregators\":%d", r->naggs);
-    if (detail) fprintf(o, ",\"refine_moves\":%ld,\"cpu_s\":%.6f", r->refine_moves, r->secs);
-    fputc('}', o);
-  }
-  fputc(']', o);
+int out_json_done(json_t *doc, int ok, FILE *o)
+{
+    int rc = ok ? ferry_json_print(doc, o) : -1;
+    json_decref(doc);
+    if (rc)
+        fprintf(stderr, "ferry-topo: out of memory for the JSON output\n");
+    return rc;
 }
 
 void out_top_links(FILE *o, const ferry_topo_machine *m, const ferry_topo_metrics *mt, int k) {
@@ -125,7 +128,7 @@ void out_top_links(FILE *o, const ferry_topo_machine *m, const ferry_topo_metric
   for (int i = 0; i < nt; i++) {
     char name[96], b[32];
     ferry_topo_link_name(m, top[i], name, sizeof name);
-    format_bytes(mt->link_bytes[top[i]], b, sizeof b);
+    ferry_size_format(mt->link_bytes[top[i]], FERRY_SIZE_3DIGITS, b, sizeof b);
     fprintf(o, "%-36s %12s %12.6g\n", name, b, mt->link_bytes[top[i]] / ferry_topo_link_bandwidth(m, top[i]));
   }
   free(top);

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE /* strdup, strtok_r, strcasecmp */
 #include "tune.h"
+#include "util/size.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -19,18 +20,6 @@
 #include <strings.h>
 
 /* ---- values ---- */
-
-void tune_size_str(int64_t v, char *buf, size_t len)
-{
-    if (v > 0 && v % ((int64_t)1 << 30) == 0)
-        snprintf(buf, len, "%" PRId64 "g", v >> 30);
-    else if (v > 0 && v % ((int64_t)1 << 20) == 0)
-        snprintf(buf, len, "%" PRId64 "m", v >> 20);
-    else if (v > 0 && v % 1024 == 0)
-        snprintf(buf, len, "%" PRId64 "k", v >> 10);
-    else
-        snprintf(buf, len, "%" PRId64, v);
-}
 
 void tune_space_default_value(const tune_facts *f, const char *key, char *buf, size_t len)
 {
@@ -106,7 +95,7 @@ static void add_size(tune_space *s, int d, int64_t v)
     if ((double)v == default_num(s->facts, s->dim[d].key, -1))
         return;
     char b[32];
-    tune_size_str(v, b, sizeof b);
+    ferry_size_format((double)v, FERRY_SIZE_HINT, b, sizeof b);
     add_val(s, d, b);
 }
 

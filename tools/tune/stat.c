@@ -6,26 +6,11 @@
  * the search ranks by medians and tests by ranks, never by means.
  */
 #include "search.h"
+#include "util/median.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Quantile q of sorted s[0..n-1], linear between order statistics. */
-static double quantile(const double *s, int n, double q)
-{
-    double at = q * (n - 1);
-    int lo = (int)at;
-    if (lo >= n - 1)
-        return s[n - 1];
-    return s[lo] + (at - lo) * (s[lo + 1] - s[lo]);
-}
 
 void tune_summarize(const double *s, int n, tune_summary *out)
 {
@@ -37,12 +22,11 @@ void tune_summarize(const double *s, int n, tune_summary *out)
     if (!t)
         return;
     memcpy(t, s, sizeof(double) * (size_t)n);
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    out->median = ferry_median(t, n); /* sorts t */
     out->min = t[0];
     out->max = t[n - 1];
-    out->median = quantile(t, n, 0.5);
-    out->q1 = quantile(t, n, 0.25);
-    out->q3 = quantile(t, n, 0.75);
+    out->q1 = ferry_quantile_sorted(t, n, 0.25);
+    out->q3 = ferry_quantile_sorted(t, n, 0.75);
     free(t);
 }
 

@@ -8,20 +8,11 @@
 #define _GNU_SOURCE
 #include "tune.h"
 #include "core/learned.h"
+#include "util/size.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static void human(int64_t v, char *buf, size_t cap)
-{
-    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double x = (double)v;
-    int u = 0;
-    while (x >= 1024 && u < 4)
-        x /= 1024, u++;
-    snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", x, unit[u]);
-}
 
 int tune_store_list(const char *path, FILE *out)
 {
@@ -41,8 +32,9 @@ int tune_store_list(const char *path, FILE *out)
     for (int i = 0; i < s.n; i++) {
         const ferry_learned_entry *e = &s.e[i];
         char per[32], piece[32], when[32];
-        human(e->key.bytes, per, sizeof per);
-        human(e->key.pieces ? e->key.bytes / e->key.pieces : 0, piece, sizeof piece);
+        ferry_size_format((double)e->key.bytes, FERRY_SIZE_TENTHS, per, sizeof per);
+        ferry_size_format(e->key.pieces ? (double)(e->key.bytes / e->key.pieces) : 0, FERRY_SIZE_TENTHS, piece,
+                          sizeof piece);
         time_t t = (time_t)e->updated;
         strftime(when, sizeof when, "%Y-%m-%d %H:%M", localtime(&t));
         fprintf(out, "  %s %s (%s), %d ranks on %d node%s: %s per call in %lld pieces of %s, %s\n", e->key.write ? "writes" : "reads",

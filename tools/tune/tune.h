@@ -9,7 +9,7 @@
  *   main.c    command line, probes, the run of the search
  *   space.c   the search space: dimensions, values, relevance, hint strings
  *   search.c  the search itself (MPI-free; see search.h)
- *   stat.c    medians, spreads, the Mann-Whitney test
+ *   stat.c    summaries (medians from util/median.c), spreads, the Mann-Whitney test
  *   runner.c  one launch of mpiexec + ferry-bench, its JSON parsed
  *   proxy.c   a FERRY_STATS_JSON record -> a ferry-bench invocation
  *   report.c  the report, the hints file, the samples CSV
@@ -149,8 +149,6 @@ void tune_space_describe(const tune_space *s, const int *v, char *buf, size_t le
 void tune_space_default_value(const tune_facts *f, const char *key, char *buf, size_t len);
 int tune_space_set_count(const tune_space *s, const int *v);
 void tune_space_print(const tune_space *s, FILE *out);
-/* A size in ferry's hint syntax: 4m, 512k, 3 */
-void tune_size_str(int64_t v, char *buf, size_t len);
 
 /* ---- proxies (proxy.c) ---- */
 
