@@ -68,15 +68,24 @@ static const struct ferry_topo_ops flat_ops = {
     .destroy = flat_destroy,
 };
 
+/* Both machines' start: their options read, the one-switch routes set. */
+static int one_switch(ferry_topo_machine *m, ferry_topo_kind kind, const char *args, ferry_topo_optlist *ol,
+                      flat_t **f, char *err, size_t errlen) {
+  int rc = ferry_topo__parse_opts(args, ol, err, errlen);
+  if (rc) return rc;
+  *f = calloc(1, sizeof **f);
+  if (!*f) return -ENOMEM;
+  m->impl = *f;
+  m->ops = &flat_ops;
+  m->kind = kind;
+  return 0;
+}
+
 int ferry_topo__build_flat(ferry_topo_machine *m, const char *args, char *err, size_t errlen) {
   ferry_topo_optlist ol;
-  int rc = ferry_topo__parse_opts(args, &ol, err, errlen);
+  flat_t *f;
+  int rc = one_switch(m, FERRY_TOPO_FLAT, args, &ol, &f, err, errlen);
   if (rc) return rc;
-  flat_t *f = calloc(1, sizeof *f);
-  if (!f) return -ENOMEM;
-  m->impl = f;
-  m->ops = &flat_ops;
-  m->kind = FERRY_TOPO_FLAT;
   char *end;
   long n = strtol(ol.pos, &end, 10);
   if (ol.pos[0] == '\0' || *end || n < 1 || n > (1L << 24)) {
@@ -121,13 +130,9 @@ int ferry_topo__build_flat(ferry_topo_machine *m, const char *args, char *err, s
  * node's link to the compute network (iorate) and to storage (iosrate). */
 int ferry_topo__build_cluster(ferry_topo_machine *m, const char *args, char *err, size_t errlen) {
   ferry_topo_optlist ol;
-  int rc = ferry_topo__parse_opts(args, &ol, err, errlen);
+  flat_t *f;
+  int rc = one_switch(m, FERRY_TOPO_CLUSTER, args, &ol, &f, err, errlen);
   if (rc) return rc;
-  flat_t *f = calloc(1, sizeof *f);
-  if (!f) return -ENOMEM;
-  m->impl = f;
-  m->ops = &flat_ops;
-  m->kind = FERRY_TOPO_CLUSTER;
   if (ol.pos[0]) {
     ferry_topo__seterr(err, errlen, "cluster:%s: want key=value options (nodes=N,ions=M,...)", ol.pos);
     return -EINVAL;
