@@ -7,7 +7,8 @@
  * so two-phase's pair of round buffers faulted on every call. Open MPI
  * BT-IO on /dev/shm, 8 ranks: two-phase writes 32-58 ms after a run of
  * independent experiments, 21-28 ms with glibc told to keep the pages
- * (bench/results/learn.md, session 12).
+ * (bench/results/learn.md, "Two-phase's buffers: kept, page-aligned, sized to the
+ * domain").
  *
  * They start on a page: malloc puts a large block 16 bytes into a page, and
  * the kernel's copy into such a buffer is the slow one. On this host (AMD

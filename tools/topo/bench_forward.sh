@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Forwarding against direct independent I/O (issue 5), two measurements:
+# Forwarding against direct independent I/O, two measurements:
 #
 # 1. This host: IOR-like segmented N:1 independent writes and reads (with
 #    MPI_File_sync at the end of the write phase, so forwarded data is in the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tuned-against-default speedup of ior, hacc, tile and btio on this
-# machine (issue #8; docs/tuning.md "Tuned on this machine"). For each
+# machine (docs/tuning.md "Tuned on this machine"). For each
 # pattern: ferry-tune searches for --budget and writes a hints file; then
 # ferry-tune --compare runs ferry's defaults, that hints file (as a user
 # applies it, FERRY_HINTS_FILE) and native MPI-IO in rotating order for
