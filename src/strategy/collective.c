@@ -195,18 +195,17 @@ static int flush_before_trial(ferry_file *f, int code, double *start)
     return code;
 }
 
-/* Runs the two-phase option of a trial that names its own aggregator count. */
+/* Runs two-phase with the aggregator count a learned option names (0: the
+ * file's own). Such a call neither uses the memo nor leaves it: its senders
+ * are for other aggregators. */
 static int twophase_with(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
                          const ferry_nodes *nodes, ferry_tp_memo *memo, int cb_nodes, int64_t *done)
 {
-    if (!cb_nodes)
-        return ferry_twophase(f, x, runs, pat, nodes, memo, done);
-    int kept = f->hints.cb_nodes;
-    f->hints.cb_nodes = cb_nodes;
-    memo->valid = 0; /* its senders were for other aggregators */
-    int code = ferry_twophase(f, x, runs, pat, nodes, memo, done);
-    f->hints.cb_nodes = kept;
-    memo->valid = 0;
+    if (cb_nodes)
+        memo->valid = 0;
+    int code = ferry_twophase(f, x, runs, pat, nodes, cb_nodes, memo, done);
+    if (cb_nodes)
+        memo->valid = 0;
     return code;
 }
 

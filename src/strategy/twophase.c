@@ -494,12 +494,12 @@ static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B, double 
 }
 
 int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
-                   const ferry_nodes *nodes, ferry_tp_memo *memo, int64_t *done)
+                   const ferry_nodes *nodes, int cb_nodes, ferry_tp_memo *memo, int64_t *done)
 {
     *done = 0;
     ferry_tp_plan plan;
     double t0 = ferry_now();
-    int code = ferry_tp_plan_make(f, x, runs, pat, nodes, memo, &plan);
+    int code = ferry_tp_plan_make(f, x, runs, pat, nodes, cb_nodes, memo, &plan);
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
     int topo = f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine_agreed(&f->sw);
     ferry_aggs_display(f, &plan.aggs, nodes, &plan.d, topo ? "two-phase, topology placement" : "two-phase");
