@@ -84,6 +84,11 @@ int ferry_tp_round_of(const ferry_tp_plan *plan, int64_t off);
 int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
                    const ferry_nodes *nodes, int cb_nodes, ferry_tp_memo *memo, int64_t *done);
 
+/* Its descriptor's code (catalog.c): runs it for the collective engine,
+ * keeps its memo per direction, and at open works out the aggregators a
+ * call would have, which cb_nodes reports until a call chooses. */
+extern const struct ferry_strategy_code ferry_twophase_code;
+
 /* Message tags on the file's private communicator. */
 enum { FERRY_TAG_META = 0x4e00, FERRY_TAG_DATA = 0x5000, FERRY_TAG_ROUNDS = 0x2000 };
 
