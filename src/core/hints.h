@@ -14,7 +14,9 @@
 
 typedef enum { FERRY_TRI_AUTO = 0, FERRY_TRI_ENABLE, FERRY_TRI_DISABLE } ferry_tri;
 
-/* Collective strategies (ferry_write_strategy / ferry_read_strategy). */
+/* Collective strategies (ferry_write_strategy / ferry_read_strategy): the
+ * ids of the list of strategies (strategy/catalog.c), which names them and
+ * may hold more; these are the ones the code names. */
 typedef enum {
     FERRY_COLL_AUTO = 0,
     FERRY_COLL_INDEPENDENT,
@@ -22,7 +24,8 @@ typedef enum {
     FERRY_COLL_LOCAL,
 } ferry_coll_strategy;
 
-/* Independent strategies (ferry_ind_write_strategy / ferry_ind_read_strategy). */
+/* Independent strategies (ferry_ind_write_strategy / ferry_ind_read_strategy),
+ * ids of the same list. */
 typedef enum {
     FERRY_IND_AUTO = 0,
     FERRY_IND_DIRECT,   /* one system call per contiguous file run */
@@ -159,9 +162,10 @@ void ferry_hints_apply_system(ferry_hints *h, ferry_hint_warnings *w);
 /* ferry_hints_env_read, then ferry_hints_apply_env. */
 void ferry_hints_apply_env_comm(ferry_hints *h, const char *filename, MPI_Comm comm,
                                 ferry_hint_warnings *w);
-/* 1 if any file could be given ferry_ind_*_strategy=forward by the hints
- * files or the pattern variables (any pattern), as the real parser reads
- * them: for the thread level asked of MPI_Init. No MPI, no warnings. */
+/* 1 if any file could be given a strategy that needs MPI_THREAD_MULTIPLE
+ * (forwarding: core/strategy_desc.h) by the hints files or the pattern
+ * variables (any pattern), as the real parser reads them: for the thread
+ * level asked of MPI_Init. No MPI, no warnings. */
 int ferry_hints_env_may_forward(void);
 /* getenv(ferry_name) when set, else getenv(other): ferry's own variable wins
  * over the equivalent one of another MPI-IO (Cray MPICH_MPIIO_*). */

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "core/hints_internal.h"
+#include "core/strategy_desc.h"
 #include "driver/path.h"
 
 #define GLOB_MAX 1024
@@ -116,6 +117,20 @@ static void apply_kv(ferry_hints *h, const char *s, size_t k0, size_t k1, size_t
     ferry_hint_apply_one(h, key, val, src, ctx, w);
 }
 
+/* 1 when a strategy h names needs MPI_THREAD_MULTIPLE (forwarding's
+ * serving threads): MPI_Init must ask for it. */
+static int needs_threads(const ferry_hints *h)
+{
+    const ferry_strategy_desc *d[4] = {ferry_strategy_of(FERRY_STRATEGY_COLLECTIVE, h->write_strategy),
+                                       ferry_strategy_of(FERRY_STRATEGY_COLLECTIVE, h->read_strategy),
+                                       ferry_strategy_of(FERRY_STRATEGY_INDEPENDENT, h->ind_write_strategy),
+                                       ferry_strategy_of(FERRY_STRATEGY_INDEPENDENT, h->ind_read_strategy)};
+    for (int i = 0; i < 4; i++)
+        if (d[i] && (d[i]->needs & FERRY_NEEDS_THREADS))
+            return 1;
+    return 0;
+}
+
 /* filename NULL: every pattern matches (what any file could be given). */
 static void apply_patterns(ferry_hints *h, const char *ctx, const char *spec, const char *filename,
                            ferry_hint_warnings *w, int *forward)
@@ -197,7 +212,7 @@ static void apply_patterns(ferry_hints *h, const char *ctx, const char *spec, co
                 v1 = nx;
             }
             apply_kv(h, s, i0, eq, eq + 1, v1, match, FERRY_HINT_SRC_ENV, ctx, w);
-            if (forward && (h->ind_write_strategy == FERRY_IND_FORWARD || h->ind_read_strategy == FERRY_IND_FORWARD))
+            if (forward && needs_threads(h))
                 *forward = 1;
             p = v1;
         }
@@ -468,7 +483,7 @@ int ferry_hints_env_may_forward(void)
             ferry_hints t;
             ferry_hints_defaults(&t);
             apply_file_text(&t, txt_var[i], FERRY_HINT_SRC_FILE, buf, len, NULL);
-            fwd = t.ind_write_strategy == FERRY_IND_FORWARD || t.ind_read_strategy == FERRY_IND_FORWARD;
+            fwd = needs_threads(&t);
         }
         free(buf);
     }

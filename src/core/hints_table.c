@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/hints_internal.h"
+#include "core/strategy_desc.h"
 #include "util/size.h"
 #include "util/suggest.h"
 
@@ -50,10 +51,10 @@ const hint_def ferry_hint_table[] = {
     {"striping_unit",            HK_SIZE,     OFF(striping_unit),           9,  0, 1, 0,                 0,   TiB,           NULL, "stripe size at create (0: file system default)"},
     {"direct_read",              HK_BOOL,     OFF(direct_read),             10, 0, 0, 0,                 0,   1,             NULL, "O_DIRECT reads"},
     {"direct_write",             HK_BOOL,     OFF(direct_write),            11, 0, 0, 0,                 0,   1,             NULL, "O_DIRECT writes"},
-    {"ferry_write_strategy",     HK_COLL,     OFF(write_strategy),          12, 0, 1, FERRY_COLL_AUTO,   0,   0,             NULL, "collective writes: independent|twophase|local|auto"},
-    {"ferry_read_strategy",      HK_COLL,     OFF(read_strategy),           13, 0, 1, FERRY_COLL_AUTO,   0,   0,             NULL, "collective reads: independent|twophase|local|auto"},
-    {"ferry_ind_write_strategy", HK_IND,      OFF(ind_write_strategy),      14, 0, 1, FERRY_IND_AUTO,    0,   0,             NULL, "independent writes: direct|sieve|forward|auto"},
-    {"ferry_ind_read_strategy",  HK_IND,      OFF(ind_read_strategy),       15, 0, 1, FERRY_IND_AUTO,    0,   0,             NULL, "independent reads: direct|sieve|forward|auto"},
+    {"ferry_write_strategy",     HK_COLL,     OFF(write_strategy),          12, 0, 1, FERRY_COLL_AUTO,   0,   0,             NULL, "collective writes: a collective strategy, or auto"},
+    {"ferry_read_strategy",      HK_COLL,     OFF(read_strategy),           13, 0, 1, FERRY_COLL_AUTO,   0,   0,             NULL, "collective reads: a collective strategy, or auto"},
+    {"ferry_ind_write_strategy", HK_IND,      OFF(ind_write_strategy),      14, 0, 1, FERRY_IND_AUTO,    0,   0,             NULL, "independent writes: an independent strategy, or auto"},
+    {"ferry_ind_read_strategy",  HK_IND,      OFF(ind_read_strategy),       15, 0, 1, FERRY_IND_AUTO,    0,   0,             NULL, "independent reads: an independent strategy, or auto"},
     {"ferry_local_aggregators",  HK_LOCALAGG, OFF(local_aggregators),       16, 0, 1, 1,                 1,   1 << 20,       NULL, "ranks per node that write in local aggregation (or all)"},
     {"ferry_aggregator_placement", HK_PLACE,  OFF(aggregator_placement),    17, 0, 1, FERRY_PLACE_SPREAD, 0,  0,             NULL, "spread|topology"},
     {"ferry_ds_threshold",       HK_SIZE,     OFF(ds_threshold),            18, 0, 1, 64 * KiB,          0,   TiB,           NULL, "auto sieves when the mean gap is below this"},
@@ -81,13 +82,6 @@ static const enum_name tri_names[] = {
 static const enum_name cbtri_names[] = {
     {"enable", FERRY_COLL_TWOPHASE}, {"disable", FERRY_COLL_INDEPENDENT},
     {"automatic", FERRY_COLL_AUTO}, {"auto", FERRY_COLL_AUTO}, {NULL, 0}};
-static const enum_name coll_names[] = {
-    {"auto", FERRY_COLL_AUTO}, {"independent", FERRY_COLL_INDEPENDENT},
-    {"twophase", FERRY_COLL_TWOPHASE}, {"local", FERRY_COLL_LOCAL},
-    {"automatic", FERRY_COLL_AUTO}, {NULL, 0}};
-static const enum_name ind_names[] = {
-    {"auto", FERRY_IND_AUTO}, {"direct", FERRY_IND_DIRECT}, {"sieve", FERRY_IND_SIEVE},
-    {"forward", FERRY_IND_FORWARD}, {"automatic", FERRY_IND_AUTO}, {NULL, 0}};
 static const enum_name place_names[] = {
     {"spread", FERRY_PLACE_SPREAD}, {"topology", FERRY_PLACE_TOPOLOGY}, {NULL, 0}};
 static const enum_name fwdassign_names[] = {
@@ -315,11 +309,23 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
         }
         set_int(h, d->offset, (int)v);
         return 0;
+    case HK_COLL:
+    case HK_IND: {
+        /* the strategies' own list names them (core/strategy_desc.h) */
+        ferry_strategy_kind kind = d->kind == HK_COLL ? FERRY_STRATEGY_COLLECTIVE : FERRY_STRATEGY_INDEPENDENT;
+        e = ferry_strategy_id(kind, value);
+        if (e < 0) {
+            char choices[160];
+            ferry_strategy_choices(kind, choices, sizeof choices);
+            snprintf(why, whylen, "expected %s", choices);
+            return -1;
+        }
+        set_int(h, d->offset, e);
+        return 0;
+    }
     case HK_BOOL:
     case HK_TRI:
     case HK_CBTRI:
-    case HK_COLL:
-    case HK_IND:
     case HK_PLACE:
     case HK_FWDASSIGN:
     case HK_FWDERR:
@@ -329,16 +335,12 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
                                  : d->kind == HK_BOOL    ? bool_names
                                  : d->kind == HK_TRI   ? tri_names
                                  : d->kind == HK_CBTRI ? cbtri_names
-                                 : d->kind == HK_COLL  ? coll_names
-                                 : d->kind == HK_IND   ? ind_names
                                  : d->kind == HK_PLACE ? place_names
                                                        : fwdassign_names;
         if (parse_enum(names, value, &e)) {
             const char *expect = d->kind == HK_BOOL   ? "true or false"
                                  : d->kind == HK_TRI || d->kind == HK_CBTRI
                                      ? "enable, disable or automatic"
-                                 : d->kind == HK_COLL ? "independent, twophase, local or auto"
-                                 : d->kind == HK_IND  ? "direct, sieve, forward or auto"
                                  : d->kind == HK_PLACE ? "spread or topology"
                                  : d->kind == HK_FWDERR ? "deferred or call"
                                  : d->kind == HK_LEARN ? "auto, explore, reuse or off"
@@ -422,10 +424,10 @@ void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_
                                                : "automatic");
         return;
     case HK_COLL:
-        snprintf(buf, len, "%s", enum_str(coll_names, get_int(h, d->offset)));
+        snprintf(buf, len, "%s", ferry_strategy_name(FERRY_STRATEGY_COLLECTIVE, get_int(h, d->offset)));
         return;
     case HK_IND:
-        snprintf(buf, len, "%s", enum_str(ind_names, get_int(h, d->offset)));
+        snprintf(buf, len, "%s", ferry_strategy_name(FERRY_STRATEGY_INDEPENDENT, get_int(h, d->offset)));
         return;
     case HK_PLACE:
         snprintf(buf, len, "%s", enum_str(place_names, get_int(h, d->offset)));
@@ -468,8 +470,14 @@ void ferry_hint_reset(ferry_hints *h, const hint_def *d)
     }
 }
 
-const char *ferry_coll_strategy_name(ferry_coll_strategy s) { return enum_str(coll_names, (int)s); }
-const char *ferry_ind_strategy_name(ferry_ind_strategy s) { return enum_str(ind_names, (int)s); }
+const char *ferry_coll_strategy_name(ferry_coll_strategy s)
+{
+    return ferry_strategy_name(FERRY_STRATEGY_COLLECTIVE, (int)s);
+}
+const char *ferry_ind_strategy_name(ferry_ind_strategy s)
+{
+    return ferry_strategy_name(FERRY_STRATEGY_INDEPENDENT, (int)s);
+}
 
 const char *ferry_hint_closest(const char *key)
 {

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "core/learned.h"
+#include "core/strategy_desc.h"
 #include "driver/path.h"
 #include "util/json.h"
 
@@ -21,8 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const strategies[] = {"independent", "twophase", "local"};
-
 void ferry_learned_free(ferry_learned *s)
 {
     if (!s)
@@ -30,6 +29,14 @@ void ferry_learned_free(ferry_learned *s)
     free(s->e);
     s->e = NULL;
     s->n = s->cap = 0;
+}
+
+int ferry_learned_strategy_id(const char *name)
+{
+    int id = ferry_strategy_id(FERRY_STRATEGY_COLLECTIVE, name);
+    const ferry_strategy_desc *d = ferry_strategy_of(FERRY_STRATEGY_COLLECTIVE, id);
+    /* spelt as the list spells it: another spelling is not ferry's store */
+    return d && (d->roles & FERRY_ROLE_LEARNED) && !strcmp(d->name, name) ? id : -1;
 }
 
 int ferry_learned_key_equal(const ferry_learned_key *a, const ferry_learned_key *b)
@@ -122,10 +129,7 @@ static int get_option(json_t *o, ferry_learned_option *opt)
     int64_t cb = 0;
     if (!json_is_object(o) || get_str(o, "strategy", opt->strategy, sizeof opt->strategy))
         return -1;
-    int known = 0;
-    for (size_t i = 0; i < sizeof strategies / sizeof strategies[0]; i++)
-        known |= strcmp(opt->strategy, strategies[i]) == 0;
-    if (!known)
+    if (ferry_learned_strategy_id(opt->strategy) < 0)
         return -1;
     if (json_object_get(o, "cb_nodes") && get_int(o, "cb_nodes", 0, 1 << 24, &cb))
         return -1;

@@ -22,9 +22,10 @@
 #define FERRY_LEARNED_MAX_ENTRIES 512   /* the oldest go beyond this */
 #define FERRY_LEARNED_MAX_BYTES (1 << 20)
 
-/* One way to run a collective call: a strategy name ("independent",
- * "twophase", "local") and, for twophase, an aggregator count (0: the
- * file's own cb_nodes). */
+/* One way to run a collective call, as the store spells it: a collective
+ * strategy that learning tries (strategy/catalog.c) and, for one that takes
+ * cb_nodes, an aggregator count (0: the file's own cb_nodes). The library
+ * passes it on as a ferry_coll_option (learned_option.h). */
 typedef struct ferry_learned_option {
     char strategy[16];
     int cb_nodes;
@@ -93,6 +94,9 @@ int ferry_learned_load(const char *path, ferry_learned *out, char *why, size_t c
 int ferry_learned_save(const char *path, const ferry_learned_entry *add, int n, char *why, size_t cap);
 
 int ferry_learned_key_equal(const ferry_learned_key *a, const ferry_learned_key *b);
+/* The id of the collective strategy `name`, when the store keeps it (one
+ * that learning tries, spelt as the list spells it); else -1. */
+int ferry_learned_strategy_id(const char *name);
 /* Adds or replaces (same key) one entry in memory. -1: no memory. */
 int ferry_learned_put(ferry_learned *s, const ferry_learned_entry *e);
 /* The entry of key, or NULL. */

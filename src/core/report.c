@@ -6,6 +6,7 @@
  */
 #include "core/report.h"
 #include "core/finalize.h"
+#include "core/learned_option.h"
 #include "core/say.h"
 #include "ferry.h"
 #include "util/fnv.h"
@@ -132,19 +133,6 @@ static int find_opt(const ferry_learn_summary *l, const char *name)
     return -1;
 }
 
-/* "ferry_write_strategy=twophase:cb_nodes=1" from an option's name. */
-static void hint_of(const char *opt, int write, char *out, size_t cap)
-{
-    char s[24];
-    int cb = 0;
-    if (sscanf(opt, "%23s cb_nodes=%d", s, &cb) < 1)
-        snprintf(s, sizeof s, "%s", opt);
-    if (cb)
-        snprintf(out, cap, "ferry_%s_strategy=%s:cb_nodes=%d", write ? "write" : "read", s, cb);
-    else
-        snprintf(out, cap, "ferry_%s_strategy=%s", write ? "write" : "read", s);
-}
-
 char *ferry_report_text(const ferry_stats_total *files, const char *const *names, int n, int ranks,
                         const char *version)
 {
@@ -248,10 +236,11 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
             if (c < 0 || ru < 0 || c == ru || !(l->opt[c].typical > 0) || !(l->opt[ru].typical > 0))
                 continue;
             double gain = l->opt[ru].typical / l->opt[c].typical;
-            if (gain < MIN_GAIN)
+            ferry_coll_option chosen;
+            if (gain < MIN_GAIN || ferry_coll_option_parse(l->chosen, &chosen) != 0)
                 continue;
             char hint[96];
-            hint_of(l->chosen, d, hint, sizeof hint);
+            ferry_coll_option_hint(&chosen, d, hint, sizeof hint);
             put(&b, "  - %s of %s were %.2fx faster with %s than with %s, auto's rules' choice "
                     "(typical call %.3g s against %.3g s, %s).\n"
                     "    ferry's store starts the next run there; to pin it everywhere: FERRY_HINTS=\"%s:%s\"\n",

@@ -32,9 +32,9 @@ typedef struct ferry_strategy_table {
     int (*own_nodes)(ferry_file *f);
     /* Frees what the collective strategies kept on f. */
     void (*release)(ferry_file *f);
-    /* Open and close hooks, collective over f->comm: the forward strategy
-     * sets up and tears down its serving ranks (close returns this rank's
-     * forwarded-I/O error, if any). */
+    /* Open and close hooks, collective over f->comm: every strategy's own,
+     * e.g. forwarding sets up and tears down its serving ranks (close
+     * returns this rank's forwarded-I/O error, if any). */
     void (*open)(ferry_file *f);
     int (*close)(ferry_file *f);
     /* Local: everything this rank handed to another rank is in the file (or

@@ -36,6 +36,12 @@ ferry_stripes ferry_stripes_of(const ferry_file *f)
 int ferry_aggs_choose(const ferry_hints *h, int stripes, const ferry_nodes *nodes, int size, int rank,
                       ferry_aggs *out)
 {
+    return ferry_aggs_choose_n(h, h->cb_nodes, stripes, nodes, size, rank, out);
+}
+
+int ferry_aggs_choose_n(const ferry_hints *h, int cb_nodes, int stripes, const ferry_nodes *nodes, int size,
+                        int rank, ferry_aggs *out)
+{
     out->n = 0;
     out->me = -1;
     out->ranks = malloc((size_t)size * sizeof *out->ranks);
@@ -65,8 +71,8 @@ int ferry_aggs_choose(const ferry_hints *h, int stripes, const ferry_nodes *node
         members[n][first[n]++] = r;
     }
     int k = per_node(h, maxppn);
-    int want = h->cb_nodes > 0 ? h->cb_nodes : nodes->nnodes * k;
-    if (h->cb_nodes <= 0 && stripes > want) {
+    int want = cb_nodes > 0 ? cb_nodes : nodes->nnodes * k;
+    if (cb_nodes <= 0 && stripes > want) {
         /* one aggregator per stripe, as ROMIO's Lustre driver does: each
          * server then hears from one writer */
         want = stripes;

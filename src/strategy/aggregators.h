@@ -33,6 +33,10 @@ ferry_stripes ferry_stripes_of(const ferry_file *f);
  * the ranks), spread over the nodes. */
 int ferry_aggs_choose(const ferry_hints *h, int stripes, const ferry_nodes *nodes, int size, int rank,
                       ferry_aggs *out);
+/* The same with `cb_nodes` aggregators in place of the hint's (0: the
+ * default rule): a learned option's count. */
+int ferry_aggs_choose_n(const ferry_hints *h, int cb_nodes, int stripes, const ferry_nodes *nodes, int size,
+                        int rank, ferry_aggs *out);
 void ferry_aggs_free(ferry_aggs *a);
 
 typedef struct ferry_domains {

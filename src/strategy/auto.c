@@ -60,6 +60,20 @@ int ferry_auto_local_collapses(const ferry_file *f, const ferry_pattern *p, cons
     return 1;
 }
 
+int ferry_auto_rules_out(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes, int s)
+{
+    char why[FERRY_REASON_LEN];
+    int64_t extent = p->hi > p->lo ? p->hi - p->lo : 1;
+    int64_t avg = p->runs ? p->bytes / p->runs : 0;
+    /* small interleaved pieces, each its own round trip to a network file
+     * system, measured 0.02-0.3x of aggregation (docs/collective.md) */
+    if (s == FERRY_COLL_INDEPENDENT)
+        return is_remote(f) && p->span_sum > extent && avg < 64 * 1024;
+    if (s == FERRY_COLL_LOCAL)
+        return ferry_auto_local_collapses(f, p, nodes, why, sizeof why);
+    return 0;
+}
+
 ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes, int is_write,
                                       char *reason, size_t cap)
 {

@@ -15,4 +15,9 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
 int ferry_auto_local_collapses(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes, char *reason,
                                size_t cap);
 
+/* Pure: 1 when auto's rules know the collective strategy s (an id) to lose
+ * this call's pattern, so learning spends no trial on it. A strategy the
+ * rules do not know is never ruled out. */
+int ferry_auto_rules_out(const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes, int s);
+
 #endif

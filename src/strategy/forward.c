@@ -646,3 +646,9 @@ int ferry_forward_close(ferry_file *f)
     free(e);
     return code;
 }
+
+const struct ferry_strategy_code ferry_forward_code = {
+    .open = ferry_forward_open,
+    .flush = ferry_forward_flush,
+    .close = ferry_forward_close,
+};

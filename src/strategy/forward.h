@@ -20,6 +20,9 @@
 
 #include "strategy/strategy.h"
 
+/* Its descriptor's code (catalog.c): the open, flush and close below. */
+extern const struct ferry_strategy_code ferry_forward_code;
+
 /* MPI_THREAD_MULTIPLE when FERRY_HINTS or FERRY_HINTS_FILE asks for
  * forwarding, else `required`: the level MPI_Init should request. */
 int ferry_forward_thread_level(int required);

@@ -20,12 +20,16 @@
 #define SLOWER 2.0    /* calls this much slower than the kept option's best ask for a re-check */
 #define SHARE 0.1     /* trials take at most this share of the pattern's time, beyond the first */
 
+ferry_coll_option ferry_learn_option(const ferry_learn_opt *o)
+{
+    ferry_coll_option c = {o->s, o->cb_nodes};
+    return c;
+}
+
 void ferry_learn_opt_name(const ferry_learn_opt *o, char *buf, size_t cap)
 {
-    if (o->cb_nodes)
-        snprintf(buf, cap, "%s cb_nodes=%d", ferry_coll_strategy_name(o->s), o->cb_nodes);
-    else
-        snprintf(buf, cap, "%s", ferry_coll_strategy_name(o->s));
+    ferry_coll_option c = ferry_learn_option(o);
+    ferry_coll_option_name(&c, buf, cap);
 }
 
 static void copy(char *dst, size_t cap, const char *src)
@@ -85,6 +89,15 @@ void ferry_learn_setup(ferry_learn_ctx *ctx, const ferry_file *f, const ferry_pa
     ctx->rule_s = rule;
 }
 
+/* What d needs of the file and its nodes, as far as a trial must know it
+ * beforehand (a strategy's own checks come when it runs). */
+static int can_run(const ferry_strategy_desc *d, const ferry_file *f, const ferry_nodes *nodes, int is_write)
+{
+    if ((d->needs & FERRY_NEEDS_NODE_MATES) && nodes->nnodes >= f->size)
+        return 0;
+    return !((d->needs & FERRY_NEEDS_UNORDERED) && f->atomic && is_write);
+}
+
 /* The options worth a trial for ctx's pattern, the rules' choice first:
  * worked out once per pattern, when its slot is made. */
 static void options(ferry_learn_ctx *ctx)
@@ -102,7 +115,6 @@ static void options(ferry_learn_ctx *ctx)
     int interleaved = p->span_sum > extent;
     if (!interleaved && (double)p->bytes / (double)extent < 0.5)
         return; /* too far apart to merge: aggregation could only add copies */
-    int remote = f->fs.fs_class == FERRY_FS_CLASS_NETWORK || f->fs.fs_class == FERRY_FS_CLASS_PARALLEL;
     int64_t avg = p->runs ? p->bytes / p->runs : 0;
     /* side by side and each a MiB or more: every rank's request is already
      * large, and merging adds a copy. IOR's 1 MiB calls, 12 cases (2 MPI
@@ -112,24 +124,33 @@ static void options(ferry_learn_ctx *ctx)
      * the trials those calls got cost a short run up to half its time */
     if (!interleaved && avg >= 1024 * KiB)
         return;
-    /* small interleaved pieces, each its own round trip to a network file
-     * system, measured 0.02-0.3x of aggregation (docs/collective.md): not
-     * worth a trial */
-    if (!(remote && interleaved && avg < 64 * KiB))
-        add_opt(ctx, FERRY_COLL_INDEPENDENT, 0);
-    add_opt(ctx, FERRY_COLL_TWOPHASE, 0);
-    char why[FERRY_REASON_LEN];
-    if (nodes->nnodes < f->size && !(f->atomic && k->write) &&
-        !ferry_auto_local_collapses(f, p, nodes, why, sizeof why))
-        add_opt(ctx, FERRY_COLL_LOCAL, 0);
+    /* every strategy learning tries, where it can run and auto's rules do
+     * not know it to lose */
+    int n = ferry_strategy_count();
+    for (int i = 0, id = 0; i < n; i++) {
+        const ferry_strategy_desc *d = ferry_strategy_at(i);
+        if (d->kind != FERRY_STRATEGY_COLLECTIVE)
+            continue;
+        id++;
+        if ((d->roles & FERRY_ROLE_LEARNED) && can_run(d, f, nodes, k->write) &&
+            !ferry_auto_rules_out(f, p, nodes, id))
+            add_opt(ctx, id, 0);
+    }
     /* fewer aggregators: one, where the default takes several and the
      * extent gives them each a domain; not across real nodes, where one
      * aggregator sends every byte through one node's link (the cluster,
      * bench/results/cluster/README.md: its trials 2.9-3.9x slower, BT-IO
      * writes through auto 0.75x two-phase for them) */
-    if (f->hints.cb_nodes == 0 && k->extent >= 2 * FERRY_TP_MIN_DOMAIN && (nodes->nnodes == 1 || nodes->one_host) &&
-        default_aggs(f, nodes) > 1)
-        add_opt(ctx, FERRY_COLL_TWOPHASE, 1);
+    if (f->hints.cb_nodes != 0 || k->extent < 2 * FERRY_TP_MIN_DOMAIN || !(nodes->nnodes == 1 || nodes->one_host))
+        return;
+    for (int i = 0, id = 0; i < n; i++) {
+        const ferry_strategy_desc *d = ferry_strategy_at(i);
+        if (d->kind != FERRY_STRATEGY_COLLECTIVE)
+            continue;
+        id++;
+        if ((d->roles & FERRY_ROLE_LEARNED) && ferry_strategy_takes(d, "cb_nodes") && default_aggs(f, nodes) > 1)
+            add_opt(ctx, id, 1);
+    }
 }
 
 int ferry_learn_worth(ferry_learn_ctx *ctx)
@@ -283,6 +304,18 @@ static void settle(ferry_learn_slot *s, const char *how)
     snprintf(s->why, sizeof s->why, "%s: %s (%d of %d options measured)", how, vs, known, s->nopt);
 }
 
+/* The slot's option the store's `o` is, or -1. */
+static int option_of(const ferry_learn_slot *s, const ferry_learned_option *o)
+{
+    ferry_coll_option c;
+    if (ferry_coll_option_from_store(o, &c) != 0)
+        return -1;
+    for (int i = 0; i < s->nopt; i++)
+        if (s->opt[i].s == (ferry_coll_strategy)c.strategy && s->opt[i].cb_nodes == c.cb_nodes)
+            return i;
+    return -1;
+}
+
 static ferry_learn_slot *slot_for(ferry_learner *l, ferry_learn_ctx *ctx)
 {
     ferry_learn_slot *s = NULL, *old = &l->slot[0];
@@ -309,28 +342,27 @@ static ferry_learn_slot *slot_for(ferry_learner *l, ferry_learn_ctx *ctx)
     snprintf(s->rule_why, sizeof s->rule_why, "%s", ctx->rule_why ? ctx->rule_why : "");
     const ferry_learned_entry *e = ferry_learned_find(ctx->known, &ctx->key);
     if (e && ctx->mode != FERRY_LEARN_OFF) {
-        for (int t = 0; t < e->ntried; t++)
-            for (int i = 0; i < s->nopt; i++)
-                if (!strcmp(ferry_coll_strategy_name(s->opt[i].s), e->tried[t].opt.strategy) &&
-                    s->opt[i].cb_nodes == e->tried[t].opt.cb_nodes) {
-                    s->opt[i].best = e->tried[t].seconds;
-                    s->opt[i].prior = 1;
-                }
-        for (int i = 0; i < s->nopt; i++)
-            if (!strcmp(ferry_coll_strategy_name(s->opt[i].s), e->choice.strategy) &&
-                s->opt[i].cb_nodes == e->choice.cb_nodes) {
-                s->chosen = i;
-                s->from_store = 1;
-                s->tuned = !strcmp(e->source, "ferry-tune");
-                s->spent = e->spent;
-                s->overhead = e->overhead;
-                char vs[64];
-                versus(s, i, vs, sizeof vs);
-                if (!strcmp(e->source, FERRY_LEARNED_THIS_JOB))
-                    snprintf(s->why, sizeof s->why, "learned by an earlier open in this job: %s", vs);
-                else
-                    snprintf(s->why, sizeof s->why, "learned in an earlier run (%s): %s", e->source, vs);
+        for (int t = 0; t < e->ntried; t++) {
+            int i = option_of(s, &e->tried[t].opt);
+            if (i >= 0) {
+                s->opt[i].best = e->tried[t].seconds;
+                s->opt[i].prior = 1;
             }
+        }
+        int i = option_of(s, &e->choice);
+        if (i >= 0) {
+            s->chosen = i;
+            s->from_store = 1;
+            s->tuned = !strcmp(e->source, "ferry-tune");
+            s->spent = e->spent;
+            s->overhead = e->overhead;
+            char vs[64];
+            versus(s, i, vs, sizeof vs);
+            if (!strcmp(e->source, FERRY_LEARNED_THIS_JOB))
+                snprintf(s->why, sizeof s->why, "learned by an earlier open in this job: %s", vs);
+            else
+                snprintf(s->why, sizeof s->why, "learned in an earlier run (%s): %s", e->source, vs);
+        }
     }
     return s;
 }
@@ -507,15 +539,15 @@ int ferry_learn_entry(const ferry_learn_slot *s, ferry_learn_mode mode, ferry_le
     memset(e, 0, sizeof *e);
     e->key = s->key;
     int c = s->state == FERRY_LEARN_SETTLED ? s->chosen : fastest(s);
-    snprintf(e->choice.strategy, sizeof e->choice.strategy, "%s", ferry_coll_strategy_name(s->opt[c].s));
-    e->choice.cb_nodes = s->opt[c].cb_nodes;
+    ferry_coll_option chosen = ferry_learn_option(&s->opt[c]);
+    ferry_coll_option_to_store(&chosen, &e->choice);
     for (int i = 0; i < s->nopt && e->ntried < FERRY_LEARNED_MAX_TRIED; i++) {
         const ferry_learn_opt *o = &s->opt[i];
         if (o->n == 0)
             continue; /* the store keeps what it knew of the others */
         ferry_learned_try *t = &e->tried[e->ntried++];
-        snprintf(t->opt.strategy, sizeof t->opt.strategy, "%s", ferry_coll_strategy_name(o->s));
-        t->opt.cb_nodes = o->cb_nodes;
+        ferry_coll_option tried = ferry_learn_option(o);
+        ferry_coll_option_to_store(&tried, &t->opt);
         t->seconds = typical(o);
         t->calls = o->n;
     }

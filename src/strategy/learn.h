@@ -18,7 +18,7 @@
 #ifndef FERRY_STRATEGY_LEARN_H
 #define FERRY_STRATEGY_LEARN_H
 
-#include "core/learned.h"
+#include "core/learned_option.h"
 #include "core/nodes.h"
 #include "strategy/pattern.h"
 
@@ -129,6 +129,12 @@ void ferry_learn_done(ferry_learner *l, ferry_learn_slot *s, double seconds);
 /* The entry the store should keep for s; 0 when there is nothing new. */
 int ferry_learn_entry(const ferry_learn_slot *s, ferry_learn_mode mode, ferry_learned_entry *e);
 
+/* At close (learn_report.c): what learning did on f, per direction, into
+ * its statistics and, for rank 0 to keep, the store's entries. */
+void ferry_learn_report(ferry_file *f, const ferry_learner learn[2]);
+
+/* The option as the library hands it on (core/learned_option.h). */
+ferry_coll_option ferry_learn_option(const ferry_learn_opt *o);
 /* The option's name as statistics show it ("twophase cb_nodes=1"). */
 void ferry_learn_opt_name(const ferry_learn_opt *o, char *buf, size_t cap);
 

@@ -1,4 +1,6 @@
 #include "strategy/local.h"
+#include "strategy/auto.h"
+#include "strategy/coll_call.h"
 #include "core/errors.h"
 #include "core/trace.h"
 
@@ -124,11 +126,12 @@ int ferry_local_usable(ferry_file *f, const ferry_nodes *nodes, ferry_local_win 
     int64_t seg = f->hints.cb_buffer_size / nodes->node_size;
     if (seg < MIN_SEG)
         seg = MIN_SEG;
-    if (w->base && w->seg == seg && w->agreed)
+    if (w && w->base && w->seg == seg && w->agreed)
         return 1;
-    int ok = win_ensure(f, nodes, w) == MPI_SUCCESS, all = ok;
+    int ok = w && win_ensure(f, nodes, w) == MPI_SUCCESS, all = ok;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
-    w->agreed = all;
+    if (w)
+        w->agreed = all;
     return all;
 }
 
@@ -365,3 +368,61 @@ int ferry_local(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, cons
     }
     return MPI_SUCCESS;
 }
+
+/* ---- the descriptor's code (catalog.c) ---- */
+
+/* Where local cannot run this call, two-phase (its descriptor's fallback)
+ * does. Every rank answers alike: the pattern and the window's fate are
+ * agreed. */
+static int usable(ferry_coll_call *c, char *buf, size_t cap, const char **why)
+{
+    ferry_file *f = c->f;
+    /* only a hint asks for it there: auto's rules and learning do not (BT-IO
+     * on the testbed: local 1.1 MiB/s, two-phase 79) */
+    if (ferry_auto_local_collapses(f, c->pat, c->nodes, buf, cap)) {
+        *why = buf;
+        return 0;
+    }
+    if (c->code == MPI_SUCCESS && c->nodes) {
+        if (!*c->state)
+            *c->state = calloc(1, sizeof(ferry_local_win));
+        double w0 = ferry_now();
+        int ok = ferry_local_usable(f, c->nodes, *c->state);
+        /* the node window is made once per open: what learning compares
+         * is what the option costs the calls still to come, so the clock
+         * starts after it (a trial of local was charged it, and lost to
+         * options it beats on every later call) */
+        c->once += ferry_now() - w0;
+        if (!ok) {
+            /* every rank learnt it in the same reduction */
+            *why = "no node-shared memory window (the MPI library's one-sided component refused): two-phase";
+            return 0;
+        }
+    }
+    if (f->atomic && c->x->is_write) {
+        /* nodes write their aggregates independently, so overlapping
+         * writes of two nodes could interleave; two-phase orders them */
+        *why = "atomic mode: two-phase orders overlapping writes, local cannot";
+        return 0;
+    }
+    return 1;
+}
+
+static int run(ferry_coll_call *c, int64_t *done)
+{
+    return ferry_local(c->f, c->x, c->runs, c->nodes, *c->state, done);
+}
+
+static void release(void *state)
+{
+    if (!state)
+        return;
+    ferry_local_win_free(state);
+    free(state);
+}
+
+const struct ferry_strategy_code ferry_local_code = {
+    .usable = usable,
+    .run = run,
+    .release = release,
+};

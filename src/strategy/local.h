@@ -23,12 +23,16 @@ void ferry_local_win_free(ferry_local_win *w);
 
 /* Collective over f->comm, once per segment size: every node makes its
  * shared window; 1 if all could. Where one could not (an MPI library told
- * to use no shared-memory one-sided component), no rank uses local
- * aggregation and the caller takes another strategy. */
+ * to use no shared-memory one-sided component, or no room for w: NULL), no
+ * rank uses local aggregation and the caller takes another strategy. */
 int ferry_local_usable(ferry_file *f, const ferry_nodes *nodes, ferry_local_win *w);
 
 /* Collective over f->comm (node-level traffic only, then no global step). */
 int ferry_local(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_nodes *nodes,
                 ferry_local_win *w, int64_t *done);
+
+/* Its descriptor's code (catalog.c): when a call can take it, running it,
+ * and the window it keeps on a file. */
+extern const struct ferry_strategy_code ferry_local_code;
 
 #endif

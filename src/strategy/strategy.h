@@ -9,6 +9,7 @@
 #define FERRY_STRATEGY_STRATEGY_H
 
 #include "core/strategies.h"
+#include "core/strategy_desc.h"
 #include "datatype/memwalk.h"
 
 /* One contiguous piece of a transfer: file bytes [foff, foff+len) <-> the
@@ -38,6 +39,8 @@ int ferry_strategy_direct(ferry_file *f, const ferry_xfer *x, int64_t *done);
 /* The independent path for one call: chooses direct or sieving, honours
  * atomic mode, records the choice. */
 int ferry_strategy_independent(ferry_file *f, const ferry_xfer *x, int collective, int64_t *done);
+/* The collective strategy `independent`: that path on every rank (coll_independent.c). */
+extern const struct ferry_strategy_code ferry_coll_independent_code;
 
 /* The collective path for one call on every rank of f->comm: `local_err`
  * is this rank's argument check; the call fails on every rank if it failed
@@ -48,5 +51,36 @@ int ferry_strategy_collective(ferry_file *f, const ferry_xfer *x, int local_err,
 int ferry_strategy_own_nodes(ferry_file *f);
 /* Frees what the collective strategies kept on f (collective: at close). */
 void ferry_strategy_release(ferry_file *f);
+
+/* One collective call as a collective strategy runs it (strategy/coll_call.h). */
+struct ferry_coll_call;
+
+/* How a strategy runs: the code half of its descriptor (core/strategy_desc.h),
+ * defined in the strategy's own file and named in strategy/catalog.c. Any
+ * member may be NULL: the strategy does not need that step. */
+struct ferry_strategy_code {
+    /* Collective strategies, called alike on every rank (their inputs are
+     * agreed). usable: whether this call can take the strategy here; when
+     * not, *why says why (a literal, or formatted into buf) and the call
+     * takes the descriptor's fallback. */
+    int (*usable)(struct ferry_coll_call *c, char *buf, size_t cap, const char **why);
+    int (*run)(struct ferry_coll_call *c, int64_t *done);
+    /* The call is over on every rank: `ran` is 1 when this strategy ran it
+     * and it succeeded everywhere. */
+    void (*settle)(void *state, int is_write, int ran);
+    /* Frees the strategy's state on a file (collective: at close). */
+    void (*release)(void *state);
+    /* Any strategy: open and close are collective over f->comm, flush is
+     * local (everything this rank handed to another rank is in the file). */
+    void (*open)(ferry_file *f);
+    int (*flush)(ferry_file *f);
+    int (*close)(ferry_file *f);
+};
+
+/* The hooks of every strategy in the list's order (hooks.c): the first
+ * error of flush and close is returned. */
+void ferry_strategy_open_all(ferry_file *f);
+int ferry_strategy_flush_all(ferry_file *f);
+int ferry_strategy_close_all(ferry_file *f);
 
 #endif

@@ -1,4 +1,5 @@
 #include "strategy/twophase.h"
+#include "strategy/coll_call.h"
 #include "core/errors.h"
 #include "core/wait.h"
 #include "core/machine.h"
@@ -494,12 +495,12 @@ static int aggregate_read(ferry_file *f, ferry_tp_plan *plan, int64_t B, double 
 }
 
 int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
-                   const ferry_nodes *nodes, ferry_tp_memo *memo, int64_t *done)
+                   const ferry_nodes *nodes, int cb_nodes, ferry_tp_memo *memo, int64_t *done)
 {
     *done = 0;
     ferry_tp_plan plan;
     double t0 = ferry_now();
-    int code = ferry_tp_plan_make(f, x, runs, pat, nodes, memo, &plan);
+    int code = ferry_tp_plan_make(f, x, runs, pat, nodes, cb_nodes, memo, &plan);
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
     int topo = f->hints.aggregator_placement == FERRY_PLACE_TOPOLOGY && ferry_machine_agreed(&f->sw);
     ferry_aggs_display(f, &plan.aggs, nodes, &plan.d, topo ? "two-phase, topology placement" : "two-phase");
@@ -542,3 +543,72 @@ int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, c
         code = ferry_err_errno(-err, f->filename);
     return code;
 }
+
+/* ---- the descriptor's code (catalog.c) ---- */
+
+/* What two-phase keeps on a file: the last call's agreement, per direction. */
+typedef struct tp_state {
+    ferry_tp_memo memo[2];
+} tp_state;
+
+static int run(ferry_coll_call *c, int64_t *done)
+{
+    if (!*c->state)
+        *c->state = calloc(1, sizeof(tp_state));
+    tp_state *s = *c->state;
+    /* without room for the memo the call plans from scratch */
+    ferry_tp_memo *memo = s ? &s->memo[c->x->is_write] : NULL;
+    /* a call with an aggregator count of its own neither uses the memo nor
+     * leaves it: its senders are for other aggregators */
+    if (memo && c->cb_nodes)
+        memo->valid = 0;
+    int code = ferry_twophase(c->f, c->x, c->runs, c->pat, c->nodes, c->cb_nodes, memo, done);
+    if (memo) {
+        c->listed = memo->listed;
+        c->fresh = memo->fresh;
+        if (c->cb_nodes)
+            memo->valid = 0;
+    }
+    return code;
+}
+
+/* The memo holds only while two-phase runs every call of its direction. */
+static void settle(void *state, int is_write, int ran)
+{
+    tp_state *s = state;
+    if (s && !ran)
+        s->memo[is_write].valid = 0;
+}
+
+static void release(void *state)
+{
+    tp_state *s = state;
+    if (!s)
+        return;
+    ferry_tp_memo_free(&s->memo[0]);
+    ferry_tp_memo_free(&s->memo[1]);
+    free(s);
+}
+
+/* Collective at open: the aggregators a call would choose, which cb_nodes
+ * reports until a two-phase call chooses (ROMIO reports its choice from the
+ * open on). */
+static void open_aggs(ferry_file *f)
+{
+    ferry_nodes nodes;
+    if (ferry_nodes_build(f->comm, &nodes) != MPI_SUCCESS)
+        return;
+    ferry_aggs a;
+    if (ferry_aggs_choose(&f->hints, ferry_stripes_of(f).count, &nodes, f->size, f->rank, &a) == MPI_SUCCESS) {
+        f->cb_nodes_used = a.n;
+        ferry_aggs_free(&a);
+    }
+    ferry_nodes_free(&nodes);
+}
+
+const struct ferry_strategy_code ferry_twophase_code = {
+    .run = run,
+    .settle = settle,
+    .release = release,
+    .open = open_aggs,
+};

@@ -71,16 +71,23 @@ typedef struct ferry_tp_memo {
 void ferry_tp_memo_free(ferry_tp_memo *memo);
 
 /* Collective: cuts this rank's runs into per-aggregator, per-round pieces
- * and exchanges piece lists with the aggregators. Updates *memo (may be NULL). */
+ * and exchanges piece lists with the aggregators. `cb_nodes` aggregators
+ * (0: the file's cb_nodes hint). Updates *memo (may be NULL). */
 int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
-                       const ferry_nodes *nodes, ferry_tp_memo *memo, ferry_tp_plan *plan);
+                       const ferry_nodes *nodes, int cb_nodes, ferry_tp_memo *memo, ferry_tp_plan *plan);
 void ferry_tp_plan_free(ferry_tp_plan *plan);
 
 int ferry_tp_round_of(const ferry_tp_plan *plan, int64_t off);
 
-/* Collective. *done is what this rank moved (0 for a write that failed anywhere). */
+/* Collective, with `cb_nodes` aggregators (0: the file's cb_nodes hint).
+ * *done is what this rank moved (0 for a write that failed anywhere). */
 int ferry_twophase(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
-                   const ferry_nodes *nodes, ferry_tp_memo *memo, int64_t *done);
+                   const ferry_nodes *nodes, int cb_nodes, ferry_tp_memo *memo, int64_t *done);
+
+/* Its descriptor's code (catalog.c): runs it for the collective engine,
+ * keeps its memo per direction, and at open works out the aggregators a
+ * call would have, which cb_nodes reports until a call chooses. */
+extern const struct ferry_strategy_code ferry_twophase_code;
 
 /* Message tags on the file's private communicator. */
 enum { FERRY_TAG_META = 0x4e00, FERRY_TAG_DATA = 0x5000, FERRY_TAG_ROUNDS = 0x2000 };

@@ -210,11 +210,12 @@ static int same_domains(const ferry_domains *d, const ferry_tp_memo *memo, int64
 }
 
 int ferry_tp_plan_make(ferry_file *f, const ferry_xfer *x, const ferry_runs *runs, const ferry_pattern *pat,
-                       const ferry_nodes *nodes, ferry_tp_memo *memo, ferry_tp_plan *plan)
+                       const ferry_nodes *nodes, int cb_nodes, ferry_tp_memo *memo, ferry_tp_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     ferry_stripes st = ferry_stripes_of(f);
-    int rc = ferry_aggs_choose(&f->hints, st.count, nodes, f->size, f->rank, &plan->aggs);
+    int want = cb_nodes ? cb_nodes : f->hints.cb_nodes;
+    int rc = ferry_aggs_choose_n(&f->hints, want, st.count, nodes, f->size, f->rank, &plan->aggs);
     if (rc != MPI_SUCCESS)
         return rc;
     f->cb_nodes_used = plan->aggs.n; /* what cb_nodes reports (get_info) */

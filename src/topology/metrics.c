@@ -48,46 +48,27 @@ static void bind_max(ferry_topo_binding *b, ferry_topo_bind_kind kind, int id, d
   if (t > b->time) *b = (ferry_topo_binding){kind, id, load, cap, t};
 }
 
-int ferry_topo_evaluate(const ferry_topo_machine *m, const ferry_topo_flow *flows, size_t nf,
-                        const ferry_topo_cost_params *cp, ferry_topo_metrics *out) {
-  if (!m || !out || (nf && !flows)) return -EINVAL;
-  ferry_topo_cost_params dcp = {0};
-  if (!cp) cp = &dcp;
-  memset(out, 0, sizeof *out);
-  out->nflows = nf;
-  out->nlinks = m->nlinks;
-  out->ngw = m->ngw;
-  out->max_link = -1;
-  out->max_gw_bytes_gw = out->max_gw_msgs_gw = -1;
-  out->t_fair = -1;
-  out->ngroups = m->ngroups;
-  int rc = -ENOMEM;
-  /* group capacity takes part in fair sharing as one more link per group */
-  int gl = cp->group_bw > 0, NL = m->nlinks + (gl ? m->ngroups : 0);
-  out->link_bytes = calloc((size_t)m->nlinks, sizeof *out->link_bytes);
-  out->gw_bytes = calloc((size_t)m->ngw, sizeof *out->gw_bytes);
-  out->gw_msgs = calloc((size_t)m->ngw, sizeof *out->gw_msgs);
-  out->group_bytes = calloc((size_t)m->ngroups, sizeof *out->group_bytes);
-  out->group_msgs = calloc((size_t)m->ngroups, sizeof *out->group_msgs);
-  double *fbw = cp->fair_share ? malloc((size_t)NL * sizeof *fbw) : NULL;
-  double *recv = cp->msg_cost > 0 ? calloc((size_t)m->nnodes, sizeof *recv) : NULL;
-  size_t *ro = malloc((nf + 1) * sizeof *ro);
-  size_t rcap = nf * 4 + 64, rn = 0;
-  int *rl = cp->fair_share ? malloc(rcap * sizeof *rl) : NULL;
-  double *fb = cp->fair_share ? malloc((nf ? nf : 1) * sizeof *fb) : NULL;
-  double *fw = cp->fair_share ? malloc((nf ? nf : 1) * sizeof *fw) : NULL;
-  if (!out->link_bytes || !out->gw_bytes || !out->gw_msgs || !out->group_bytes || !out->group_msgs ||
-      (cp->msg_cost > 0 && !recv) || !ro || (cp->fair_share && (!rl || !fb || !fw || !fbw)))
-    goto out;
+/* The routes fair sharing runs on: flow f's links rl[ro[f]..ro[f+1]), its
+ * bytes fb[f] and weight (its requests) fw[f]. */
+typedef struct {
+  size_t *ro;
+  int *rl;
+  size_t rn, rcap;
+  double *fb, *fw;
+} routes_t;
 
+/* Routes every flow and adds its load to links, gateways, groups and
+ * receivers (recv: NULL when requests cost nothing); keeps the routes for
+ * fair sharing when r is given. `gl`: group capacity is one more link per
+ * group. */
+static int route_flows(const ferry_topo_machine *m, const ferry_topo_flow *flows, size_t nf, int gl,
+                       ferry_topo_metrics *out, double *recv, routes_t *r) {
   int links[FERRY_TOPO_MAX_ROUTE + 2];
   for (size_t f = 0; f < nf; f++) {
     const ferry_topo_flow *fl = &flows[f];
     if (fl->src < 0 || fl->src >= m->nnodes || fl->dst < 0 || fl->dst >= m->nnodes || fl->gw >= m->ngw ||
-        !(fl->bytes >= 0) || !(fl->msgs >= 0)) {
-      rc = -EINVAL;
-      goto out;
-    }
+        !(fl->bytes >= 0) || !(fl->msgs >= 0))
+      return -EINVAL;
     int k = m->ops->route(m, fl->src, fl->dst, links);
     int kx = k;
     if (fl->gw >= 0) links[kx++] = m->nnet + fl->gw;
@@ -112,23 +93,29 @@ int ferry_topo_evaluate(const ferry_topo_machine *m, const ferry_topo_flow *flow
       }
     }
     if (recv) recv[fl->dst] += fl->msgs;
-    if (cp->fair_share) {
-      ro[f] = rn;
-      if (rn + (size_t)kx > rcap) {
-        while (rn + (size_t)kx > rcap) rcap *= 2;
-        int *n2 = realloc(rl, rcap * sizeof *n2);
-        if (!n2) goto out;
-        rl = n2;
+    if (r) {
+      r->ro[f] = r->rn;
+      if (r->rn + (size_t)kx > r->rcap) {
+        while (r->rn + (size_t)kx > r->rcap) r->rcap *= 2;
+        int *n2 = realloc(r->rl, r->rcap * sizeof *n2);
+        if (!n2) return -ENOMEM;
+        r->rl = n2;
       }
-      memcpy(rl + rn, links, (size_t)kx * sizeof *links);
-      rn += (size_t)kx;
-      fb[f] = fl->bytes;
-      fw[f] = fl->msgs;
+      memcpy(r->rl + r->rn, links, (size_t)kx * sizeof *links);
+      r->rn += (size_t)kx;
+      r->fb[f] = fl->bytes;
+      r->fw[f] = fl->msgs;
     }
   }
-  if (cp->fair_share) ro[nf] = rn;
+  if (r) r->ro[nf] = r->rn;
   out->avg_hops = out->total_bytes > 0 ? out->hop_bytes / out->total_bytes : 0;
+  return 0;
+}
 
+/* The bottleneck floor (out->t_model) from the loads, and the resource that
+ * sets it (out->bind). Returns the time the binding requests take. */
+static double floor_of(const ferry_topo_machine *m, const ferry_topo_cost_params *cp, const double *recv,
+                       ferry_topo_metrics *out) {
   /* the bottleneck: largest bytes/bandwidth, ties to the lowest link id */
   double best = 0;
   for (int l = 0; l < m->nlinks; l++) {
@@ -176,21 +163,59 @@ int ferry_topo_evaluate(const ferry_topo_machine *m, const ferry_topo_flow *flow
   double serve = out->t_msgs > out->t_group_msgs ? out->t_msgs : out->t_group_msgs;
   double flow = out->t_links > out->t_group_bytes ? out->t_links : out->t_group_bytes;
   out->t_model = (flow > serve ? flow : serve) + out->t_latency;
+  return serve;
+}
+
+int ferry_topo_evaluate(const ferry_topo_machine *m, const ferry_topo_flow *flows, size_t nf,
+                        const ferry_topo_cost_params *cp, ferry_topo_metrics *out) {
+  if (!m || !out || (nf && !flows)) return -EINVAL;
+  ferry_topo_cost_params dcp = {0};
+  if (!cp) cp = &dcp;
+  memset(out, 0, sizeof *out);
+  out->nflows = nf;
+  out->nlinks = m->nlinks;
+  out->ngw = m->ngw;
+  out->max_link = -1;
+  out->max_gw_bytes_gw = out->max_gw_msgs_gw = -1;
+  out->t_fair = -1;
+  out->ngroups = m->ngroups;
+  int rc = -ENOMEM;
+  /* group capacity takes part in fair sharing as one more link per group */
+  int gl = cp->group_bw > 0, NL = m->nlinks + (gl ? m->ngroups : 0);
+  out->link_bytes = calloc((size_t)m->nlinks, sizeof *out->link_bytes);
+  out->gw_bytes = calloc((size_t)m->ngw, sizeof *out->gw_bytes);
+  out->gw_msgs = calloc((size_t)m->ngw, sizeof *out->gw_msgs);
+  out->group_bytes = calloc((size_t)m->ngroups, sizeof *out->group_bytes);
+  out->group_msgs = calloc((size_t)m->ngroups, sizeof *out->group_msgs);
+  double *fbw = cp->fair_share ? malloc((size_t)NL * sizeof *fbw) : NULL;
+  double *recv = cp->msg_cost > 0 ? calloc((size_t)m->nnodes, sizeof *recv) : NULL;
+  routes_t r = {.ro = malloc((nf + 1) * sizeof *r.ro), .rcap = nf * 4 + 64};
+  if (cp->fair_share) {
+    r.rl = malloc(r.rcap * sizeof *r.rl);
+    r.fb = malloc((nf ? nf : 1) * sizeof *r.fb);
+    r.fw = malloc((nf ? nf : 1) * sizeof *r.fw);
+  }
+  if (!out->link_bytes || !out->gw_bytes || !out->gw_msgs || !out->group_bytes || !out->group_msgs ||
+      (cp->msg_cost > 0 && !recv) || !r.ro || (cp->fair_share && (!r.rl || !r.fb || !r.fw || !fbw)))
+    goto fail;
+  if ((rc = route_flows(m, flows, nf, gl, out, recv, cp->fair_share ? &r : NULL))) goto fail;
+  double serve = floor_of(m, cp, recv, out);
   if (cp->fair_share) {
     for (int l = 0; l < NL; l++) fbw[l] = l < m->nlinks ? m->link_bw[l] : cp->group_bw;
-    double fs = ferry_topo__fair_share(NL, fbw, nf, ro, rl, fb, fw, cp->max_epochs > 0 ? cp->max_epochs : 100000,
+    double fs = ferry_topo__fair_share(NL, fbw, nf, r.ro, r.rl, r.fb, r.fw, cp->max_epochs > 0 ? cp->max_epochs : 100000,
                                        &out->fair_epochs);
-    if (fs < 0) goto out;
+    rc = -ENOMEM;
+    if (fs < 0) goto fail;
     out->t_fair = (fs > serve ? fs : serve) + out->t_latency;
   }
   rc = 0;
-out:
+fail:
   free(fbw);
   free(recv);
-  free(ro);
-  free(rl);
-  free(fb);
-  free(fw);
+  free(r.ro);
+  free(r.rl);
+  free(r.fb);
+  free(r.fw);
   if (rc) ferry_topo_metrics_free(out);
   return rc;
 }

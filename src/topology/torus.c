@@ -347,49 +347,47 @@ static int load_bridge_map(ferry_topo_machine *m, const char *path, char *err, s
   return rc;
 }
 
-int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, char *err, size_t errlen) {
-  ferry_topo_optlist ol;
-  int rc = ferry_topo__parse_opts(args, &ol, err, errlen);
-  if (rc) return rc;
-  torus_t *t = calloc(1, sizeof *t);
-  if (!t) return -ENOMEM;
-  m->impl = t;
-  m->ops = &torus_ops;
-  m->kind = FERRY_TOPO_TORUS;
-
-  const char *shape = ol.pos, *mesh = NULL;
-  const char *provenance = "custom shape";
+/* The shape: a BG/Q preset's or the one given, its size and node count.
+ * *mesh is the preset's mesh dimensions, if any. */
+static int torus_shape(ferry_topo_machine *m, torus_t *t, ferry_topo_optlist *ol, int bgq, const char **mesh,
+                       const char **provenance, char *err, size_t errlen) {
+  const char *shape = ol->pos;
+  *provenance = "custom shape";
   if (bgq) {
     for (size_t k = 0; k < sizeof bgq_presets / sizeof bgq_presets[0]; k++)
-      if (strcmp(ol.pos, bgq_presets[k].name) == 0) {
+      if (strcmp(ol->pos, bgq_presets[k].name) == 0) {
         shape = bgq_presets[k].shape;
-        mesh = bgq_presets[k].mesh;
-        provenance = "preset";
+        *mesh = bgq_presets[k].mesh;
+        *provenance = "preset";
       }
     if (!strchr(shape, 'x')) {
       ferry_topo__seterr(err, errlen, "bgq:%s: not a preset size (32..32768 powers of two, 49152, mira) or AxBxCxDxE",
-                         ol.pos);
+                         ol->pos);
       return -EINVAL;
     }
   }
-  if ((rc = parse_shape(shape, t->size, &t->nd, err, errlen))) return rc;
-  int nd = t->nd;
-  if (bgq && nd != 5) {
+  int rc = parse_shape(shape, t->size, &t->nd, err, errlen);
+  if (rc) return rc;
+  if (bgq && t->nd != 5) {
     ferry_topo__seterr(err, errlen, "bgq shapes have 5 dimensions (AxBxCxDxE)");
     return -EINVAL;
   }
   long nn = 1;
-  for (int i = 0; i < nd; i++) nn *= t->size[i];
+  for (int i = 0; i < t->nd; i++) nn *= t->size[i];
   if (nn > (1L << 24)) {
     ferry_topo__seterr(err, errlen, "torus too large (%ld nodes)", nn);
     return -EINVAL;
   }
   m->nnodes = (int)nn;
-  m->ndims = nd;
+  m->ndims = t->nd;
+  return 0;
+}
 
-  /* mesh / torus per dimension */
+/* Which dimensions wrap around (torus) and which do not (mesh=...). */
+static int torus_wrap(torus_t *t, ferry_topo_optlist *ol, const char *mesh, char *err, size_t errlen) {
+  int nd = t->nd;
   for (int i = 0; i < nd; i++) t->torus[i] = 1;
-  const char *mo = ferry_topo__opt(&ol, "mesh");
+  const char *mo = ferry_topo__opt(ol, "mesh");
   if (mo) mesh = mo;
   if (mesh && strcmp(mesh, "none") != 0)
     for (const char *p = mesh; *p; p++) {
@@ -402,9 +400,13 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
     }
   /* a ring of 2 or less has no wrap-around to speak of; keep the flag as
    * given, routing handles it either way */
+  return 0;
+}
 
-  /* routing order */
-  const char *order = ferry_topo__opt(&ol, "order");
+/* The order routes take the dimensions in (order=). */
+static int torus_order(torus_t *t, ferry_topo_optlist *ol, char *err, size_t errlen) {
+  int nd = t->nd;
+  const char *order = ferry_topo__opt(ol, "order");
   if (!order) {
     for (int i = 0; i < nd; i++) t->order[i] = i;
   } else if (strcmp(order, "longest") == 0) {
@@ -433,8 +435,14 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
       t->order[k] = i;
     }
   }
+  return 0;
+}
 
-  /* coordinates (last dimension fastest: BG/Q's ABCDE(T) order) */
+/* Every node's coordinates (last dimension fastest: BG/Q's ABCDE(T)
+ * order) and each dimension's distance table. */
+static int torus_tables(const ferry_topo_machine *m, torus_t *t, char *err, size_t errlen) {
+  int nd = t->nd;
+  long nn = m->nnodes;
   t->stride[nd - 1] = 1;
   for (int i = nd - 2; i >= 0; i--) t->stride[i] = t->stride[i + 1] * t->size[i + 1];
   t->coord = malloc((size_t)nn * nd);
@@ -458,26 +466,37 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
     ferry_topo__seterr(err, errlen, "routes up to %d links exceed the %d supported", maxroute, FERRY_TOPO_MAX_ROUTE);
     return -EINVAL;
   }
+  return 0;
+}
 
-  /* links, bandwidth, latency: BG/Q links are 2 GB/s raw per direction,
-   * about 1.8 GB/s of payload (IBM Redbook, BG/Q hardware overview), the
-   * bridge -> I/O node link alike; ~40 ns per hop. Generic tori keep 2 GB/s. */
-  double bw, iobw, lat, bw0 = bgq ? 1.8e9 : 2e9;
-  if ((rc = ferry_topo__opt_double(&ol, "bw", bw0, NULL, &bw, err, errlen))) return rc;
-  if ((rc = ferry_topo__opt_double(&ol, "iobw", bw0, NULL, &iobw, err, errlen))) return rc;
-  if ((rc = ferry_topo__opt_double(&ol, "lat", 40e-9, NULL, &lat, err, errlen))) return rc;
-  if (nn * 2 * nd > 0x7fffffffL) return -EINVAL;
-  m->nnet = (int)(nn * 2 * nd);
+/* Links, bandwidth, latency: BG/Q links are 2 GB/s raw per direction, about
+ * 1.8 GB/s of payload (IBM Redbook, BG/Q hardware overview), the bridge ->
+ * I/O node link alike; ~40 ns per hop. Generic tori keep 2 GB/s. *bw is
+ * every network link's. */
+static int torus_links(ferry_topo_machine *m, const torus_t *t, ferry_topo_optlist *ol, int bgq, double *bw,
+                       char *err, size_t errlen) {
+  double iobw, lat, bw0 = bgq ? 1.8e9 : 2e9;
+  int rc;
+  if ((rc = ferry_topo__opt_double(ol, "bw", bw0, NULL, bw, err, errlen))) return rc;
+  if ((rc = ferry_topo__opt_double(ol, "iobw", bw0, NULL, &iobw, err, errlen))) return rc;
+  if ((rc = ferry_topo__opt_double(ol, "lat", 40e-9, NULL, &lat, err, errlen))) return rc;
+  long nn = m->nnodes;
+  if (nn * 2 * t->nd > 0x7fffffffL) return -EINVAL;
+  m->nnet = (int)(nn * 2 * t->nd);
   m->exit_bw = iobw;
   m->hop_latency = lat;
+  return 0;
+}
 
-  /* gateways: one per tile; BG/Q has one I/O node per 128 nodes and two
-   * bridges per I/O node */
-  int ion = 128, gwnodes;
-  if ((rc = ferry_topo__opt_int(&ol, "ion", 128, 2, 1 << 24, &ion, err, errlen))) return rc;
-  if ((rc = ferry_topo__opt_int(&ol, "gwnodes", bgq ? ion / 2 : 64, 1, 1 << 24, &gwnodes, err, errlen)))
-    return rc;
-  const char *tile = ferry_topo__opt(&ol, "tile");
+/* The tiles, one gateway each, and the gateway's offset in its tile: BG/Q
+ * has one I/O node per 128 nodes (*ion) and two bridges per I/O node.
+ * *gwnodes becomes the nodes of a tile. */
+static int torus_tiles(const ferry_topo_machine *m, torus_t *t, ferry_topo_optlist *ol, int bgq, int *ion,
+                       int *gwnodes, char *err, size_t errlen) {
+  int nd = t->nd, rc;
+  if ((rc = ferry_topo__opt_int(ol, "ion", 128, 2, 1 << 24, ion, err, errlen))) return rc;
+  if ((rc = ferry_topo__opt_int(ol, "gwnodes", bgq ? *ion / 2 : 64, 1, 1 << 24, gwnodes, err, errlen))) return rc;
+  const char *tile = ferry_topo__opt(ol, "tile");
   if (tile) {
     int tn;
     if ((rc = parse_shape(tile, t->tile, &tn, err, errlen))) return rc;
@@ -485,22 +504,18 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
       ferry_topo__seterr(err, errlen, "tile=%s: want %d sizes", tile, nd);
       return -EINVAL;
     }
-    long tv = 1;
-    for (int i = 0; i < nd; i++) {
+    for (int i = 0; i < nd; i++)
       if (t->size[i] % t->tile[i]) {
         ferry_topo__seterr(err, errlen, "tile=%s does not divide the shape", tile);
         return -EINVAL;
       }
-      tv *= t->tile[i];
-    }
-    gwnodes = (int)tv;
-  } else if ((rc = compute_tile(nd, t->size, nn, gwnodes, t->tile, err, errlen))) {
+  } else if ((rc = compute_tile(nd, t->size, m->nnodes, *gwnodes, t->tile, err, errlen))) {
     return rc;
   }
   /* In-tile bridge offset. BG/Q default (0,1,0,1,0): bridge 98 of the seed's
    * 512-node figure sits at (0,3,0,1,0), i.e. there in its 2x2x2x4x2 tile;
    * cabling puts all bridges alike, so every tile uses that offset. */
-  const char *br = ferry_topo__opt(&ol, "bridge");
+  const char *br = ferry_topo__opt(ol, "bridge");
   for (int i = 0; i < nd; i++) t->off[i] = 0;
   if (bgq && !br) {
     t->off[1] = 1;
@@ -521,11 +536,17 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
   }
   for (int i = 0; i < nd; i++)
     if (t->off[i] >= t->tile[i]) t->off[i] = t->tile[i] - 1;
-
   long tvol = 1;
   for (int i = 0; i < nd; i++) tvol *= t->tile[i];
-  gwnodes = (int)tvol; /* a partition smaller than one tile is one tile */
-  int ntiles = (int)(m->nnodes / tvol);
+  *gwnodes = (int)tvol; /* a partition smaller than one tile is one tile */
+  return 0;
+}
+
+/* The gateways, one per tile at the tile's offset, their groups (I/O
+ * nodes) and distance tables; then the machine's nodes and links. */
+static int torus_gateways(ferry_topo_machine *m, torus_t *t, int bgq, int ion, int gwnodes, double bw) {
+  int nd = t->nd, rc;
+  int ntiles = m->nnodes / gwnodes;
   m->ngw = ntiles;
   m->gw_node = malloc((size_t)ntiles * sizeof *m->gw_node);
   m->gw_group = malloc((size_t)ntiles * sizeof *m->gw_group);
@@ -534,15 +555,13 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
   if (!m->gw_node || !m->gw_group || !t->gwc) return -ENOMEM;
   /* Tile origins enumerate in node order, and the same offset inside each
    * tile keeps that order, so gateways come out ascending. */
-  {
-    int tc[TMAXD] = {0}, k = 0, c[TMAXD];
-    for (;;) {
-      for (int i = 0; i < nd; i++) c[i] = tc[i] * t->tile[i] + t->off[i];
-      m->gw_node[k++] = torus_node_at(m, c);
-      int i = nd - 1;
-      while (i >= 0 && ++tc[i] == t->size[i] / t->tile[i]) tc[i--] = 0;
-      if (i < 0) break;
-    }
+  int tc[TMAXD] = {0}, k = 0, c[TMAXD];
+  for (;;) {
+    for (int i = 0; i < nd; i++) c[i] = tc[i] * t->tile[i] + t->off[i];
+    m->gw_node[k++] = torus_node_at(m, c);
+    int i = nd - 1;
+    while (i >= 0 && ++tc[i] == t->size[i] / t->tile[i]) tc[i--] = 0;
+    if (i < 0) break;
   }
   if (bgq) m->gw_noun = "bridge", m->group_noun = "I/O node";
   int per_ion = bgq ? ion / gwnodes : 1;
@@ -561,17 +580,21 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
   if ((rc = ferry_topo__alloc_nodes(m))) return rc;
   if ((rc = ferry_topo__alloc_links(m))) return rc;
   for (int l = 0; l < m->nnet; l++) m->link_bw[l] = bw;
+  return 0;
+}
 
-  /* default assignment */
-  /* BG/Q's default is of the seed's kind (pset): balanced by contiguous
-   * blocks of the ABCDE node order, so not always the nearest bridge, and
-   * some routes cross another bridge (docs/topology.md). Plain tori keep the
-   * nearest-tile default. */
-  const char *def = ferry_topo__opt(&ol, "default");
-  if (!def) def = bgq ? "pset" : "tile";
-  if (strncmp(def, "map:", 4) == 0) {
-    if ((rc = load_bridge_map(m, def + 4, err, errlen))) return rc;
-  } else if (strcmp(def, "tile") == 0 || strcmp(def, "pset") == 0) {
+/* The default assignment (default=). BG/Q's is of the seed's kind (pset):
+ * balanced by contiguous blocks of the ABCDE node order, so not always the
+ * nearest bridge, and some routes cross another bridge (docs/topology.md).
+ * Plain tori keep the nearest-tile default. *def is the one taken. */
+static int torus_default(ferry_topo_machine *m, const torus_t *t, ferry_topo_optlist *ol, int bgq,
+                         const char **def, char *err, size_t errlen) {
+  int nd = t->nd, ntiles = m->ngw, rc;
+  *def = ferry_topo__opt(ol, "default");
+  if (!*def) *def = bgq ? "pset" : "tile";
+  if (strncmp(*def, "map:", 4) == 0) {
+    if ((rc = load_bridge_map(m, *def + 4, err, errlen))) return rc;
+  } else if (strcmp(*def, "tile") == 0 || strcmp(*def, "pset") == 0) {
     int tstride[TMAXD];
     tstride[nd - 1] = 1;
     for (int i = nd - 2; i >= 0; i--) tstride[i] = tstride[i + 1] * (t->size[i + 1] / t->tile[i + 1]);
@@ -580,8 +603,8 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
       for (int i = 0; i < nd; i++) ti += (t->coord[(size_t)v * nd + i] / t->tile[i]) * tstride[i];
       m->default_gw[v] = ti;
     }
-    if (strcmp(def, "pset") == 0 && (rc = pset_split(m))) return rc;
-  } else if (strcmp(def, "nearest") == 0) {
+    if (strcmp(*def, "pset") == 0 && (rc = pset_split(m))) return rc;
+  } else if (strcmp(*def, "nearest") == 0) {
     uint16_t *d = malloc((size_t)ntiles * sizeof *d);
     if (!d) return -ENOMEM;
     for (int v = 0; v < m->nnodes; v++) {
@@ -593,12 +616,16 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
     }
     free(d);
   } else {
-    ferry_topo__seterr(err, errlen, "default=%s: want pset, tile, nearest or map:FILE", def);
+    ferry_topo__seterr(err, errlen, "default=%s: want pset, tile, nearest or map:FILE", *def);
     return -EINVAL;
   }
-  if ((rc = ferry_topo__opts_all_used(&ol, err, errlen))) return rc;
+  return 0;
+}
 
-  /* description */
+/* The machine in one line (m->desc). */
+static void torus_describe(ferry_topo_machine *m, const torus_t *t, int bgq, int gwnodes, const char *def,
+                           const char *provenance) {
+  int nd = t->nd, ntiles = m->ngw;
   char sh[64] = "", ms[16] = "", od[16] = "", tl[64] = "", of[32] = "";
   size_t o = 0, o2 = 0, o3 = 0;
   for (int i = 0; i < nd; i++) {
@@ -614,5 +641,30 @@ int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, ch
            "%s %s %s%s, order %s, %d nodes, %d %s%s (%d nodes each, tile %s, offset %s, default %s) [%s]",
            bgq ? "bgq" : "torus", sh, nm ? "mesh " : "torus", ms, od, m->nnodes, ntiles,
            bgq ? "bridge" : "gateway", ntiles == 1 ? "" : "s", gwnodes, tl, of, def, provenance);
+}
+
+int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, char *err, size_t errlen) {
+  ferry_topo_optlist ol;
+  int rc = ferry_topo__parse_opts(args, &ol, err, errlen);
+  if (rc) return rc;
+  torus_t *t = calloc(1, sizeof *t);
+  if (!t) return -ENOMEM;
+  m->impl = t;
+  m->ops = &torus_ops;
+  m->kind = FERRY_TOPO_TORUS;
+
+  const char *mesh = NULL, *provenance, *def;
+  int ion = 128, gwnodes;
+  double bw;
+  if ((rc = torus_shape(m, t, &ol, bgq, &mesh, &provenance, err, errlen))) return rc;
+  if ((rc = torus_wrap(t, &ol, mesh, err, errlen))) return rc;
+  if ((rc = torus_order(t, &ol, err, errlen))) return rc;
+  if ((rc = torus_tables(m, t, err, errlen))) return rc;
+  if ((rc = torus_links(m, t, &ol, bgq, &bw, err, errlen))) return rc;
+  if ((rc = torus_tiles(m, t, &ol, bgq, &ion, &gwnodes, err, errlen))) return rc;
+  if ((rc = torus_gateways(m, t, bgq, ion, gwnodes, bw))) return rc;
+  if ((rc = torus_default(m, t, &ol, bgq, &def, err, errlen))) return rc;
+  if ((rc = ferry_topo__opts_all_used(&ol, err, errlen))) return rc;
+  torus_describe(m, t, bgq, gwnodes, def, provenance);
   return 0;
 }

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE /* strdup, strtok_r, strcasecmp */
 #include "tune.h"
+#include "core/strategy_desc.h"
 #include "util/size.h"
 
 #include <ctype.h>
@@ -150,6 +151,13 @@ static int strategy_possible(const char *eff, const char *name)
     return !strcasecmp(eff, name) || !strcasecmp(eff, "auto") || !strcasecmp(eff, "automatic");
 }
 
+/* Strategy i of the list when ferry-tune searches it and it is of `kind`, else NULL. */
+static const ferry_strategy_desc *searched(int i, ferry_strategy_kind kind)
+{
+    const ferry_strategy_desc *d = ferry_strategy_at(i);
+    return d && d->kind == kind && (d->roles & FERRY_ROLE_TUNED) ? d : NULL;
+}
+
 /* Can the collective strategy eff end up as name? auto ends up where the
  * default run saw it go (auto decides from the access pattern, which no hint
  * of the space changes but the stripe size; see docs/collective.md). */
@@ -170,19 +178,24 @@ int tune_space_build(tune_space *s, const tune_facts *f, const tune_space_opts *
     ((cond) && wanted(o, key) ? add_dim(s, key, why)                                                                   \
                               : (wanted(o, key) && (skipwhy)[0] ? (note(s, "  %s: %s\n", key, skipwhy), -1) : -1))
 
-    static const char *const coll[] = {"independent", "twophase", "local"};
     int ws = DIM("ferry_write_strategy", f->coll_w, "strategy of collective writes",
                  "left out: the workload makes no collective writes");
     int rs = DIM("ferry_read_strategy", f->coll_r, "strategy of collective reads",
                  "left out: the workload makes no collective reads");
-    for (int i = 0; i < 3; i++) {
-        if (!strcmp(coll[i], "local") && ppn < 2)
+    for (int i = 0; i < ferry_strategy_count(); i++) {
+        const ferry_strategy_desc *d = searched(i, FERRY_STRATEGY_COLLECTIVE);
+        if (!d)
             continue;
-        add_val(s, ws, coll[i]);
-        add_val(s, rs, coll[i]);
+        if ((d->needs & FERRY_NEEDS_NODE_MATES) && ppn < 2) {
+            char what[64];
+            snprintf(what, sizeof what, "strategy %s", d->name);
+            if (ws >= 0 || rs >= 0)
+                note(s, "  %s: %s\n", what, "left out: one rank per node, nothing to merge on a node");
+            continue;
+        }
+        add_val(s, ws, d->name);
+        add_val(s, rs, d->name);
     }
-    if (ppn < 2 && (ws >= 0 || rs >= 0))
-        note(s, "  %s: %s\n", "strategy local", "left out: one rank per node, nothing to merge on a node");
 
     int coll_any = f->coll_w || f->coll_r;
     int cbs = DIM("cb_buffer_size", coll_any, "collective buffer per aggregator and round (two-phase, local)",
@@ -270,8 +283,13 @@ int tune_space_build(tune_space *s, const tune_facts *f, const tune_space_opts *
                  f->ind_w ? (f->forward ? "" : fwd) : "");
     int fr = DIM("ferry_ind_read_strategy", f->ind_r && f->forward, "forwarding of independent reads",
                  f->ind_r && !f->forward && !f->ind_w ? fwd : "");
-    add_val(s, fw, "forward");
-    add_val(s, fr, "forward");
+    for (int i = 0; i < ferry_strategy_count(); i++) {
+        const ferry_strategy_desc *d = searched(i, FERRY_STRATEGY_INDEPENDENT);
+        if (!d)
+            continue;
+        add_val(s, fw, d->name);
+        add_val(s, fr, d->name);
+    }
     /* node mates' records coalesce on collectors before the forwarder: with
      * one rank per node there is nothing to coalesce */
     int fc = DIM("ferry_forward_collectors", (fw >= 0 || fr >= 0) && ppn > 1,
@@ -332,14 +350,15 @@ int tune_space_build(tune_space *s, const tune_facts *f, const tune_space_opts *
             s->origin_is_default = 0;
     }
     int wsd = find(s, "ferry_write_strategy"), rsd = find(s, "ferry_read_strategy");
-    for (int i = 0; i < 3 && pb->nanchors < TUNE_MAX_ANCHORS; i++) {
+    for (int i = 0; i < ferry_strategy_count() && pb->nanchors < TUNE_MAX_ANCHORS; i++) {
+        const ferry_strategy_desc *c = searched(i, FERRY_STRATEGY_COLLECTIVE);
         int a[TUNE_MAX_DIMS] = {0}, any = 0;
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; c && k < 2; k++) {
             int d = k ? rsd : wsd;
             if (d < 0)
                 continue;
             for (int x = 0; x < s->dim[d].nvals; x++)
-                if (s->dim[d].val[x] && !strcmp(s->dim[d].val[x], coll[i]))
+                if (s->dim[d].val[x] && !strcmp(s->dim[d].val[x], c->name))
                     a[d] = x, any = 1;
         }
         if (any)
@@ -372,6 +391,33 @@ static int per_node(const char *list, int ppn)
     return ppn;
 }
 
+/* 1 when a collective strategy lists hint among those that tune it. */
+static int coll_tuned(const char *hint)
+{
+    for (int i = 0; i < ferry_strategy_count(); i++) {
+        const ferry_strategy_desc *d = ferry_strategy_at(i);
+        if (d->kind == FERRY_STRATEGY_COLLECTIVE && ferry_strategy_takes(d, hint))
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 when a collective strategy that takes hint may run under the write and
+ * read strategies w and r (alone on its node, one that merges a node's
+ * pieces does not run). */
+static int coll_takes(const tune_facts *f, const char *w, const char *r, const char *hint)
+{
+    for (int i = 0; i < ferry_strategy_count(); i++) {
+        const ferry_strategy_desc *d = ferry_strategy_at(i);
+        if (d->kind != FERRY_STRATEGY_COLLECTIVE || !ferry_strategy_takes(d, hint) ||
+            ((d->needs & FERRY_NEEDS_NODE_MATES) && f->ppn <= 1))
+            continue;
+        if ((f->coll_w && strategy_runs(w, f->chosen_w, d->name)) || (f->coll_r && strategy_runs(r, f->chosen_r, d->name)))
+            return 1;
+    }
+    return 0;
+}
+
 void tune_space_canon(const tune_space *s, int *v)
 {
     const tune_facts *f = s->facts;
@@ -379,8 +425,6 @@ void tune_space_canon(const tune_space *s, int *v)
     value_at(s, v, "ferry_write_strategy", w, sizeof w);
     value_at(s, v, "ferry_read_strategy", r, sizeof r);
     const char *cw = f->chosen_w, *cr = f->chosen_r;
-    int twophase = (f->coll_w && strategy_runs(w, cw, "twophase")) || (f->coll_r && strategy_runs(r, cr, "twophase"));
-    int local = f->ppn > 1 && ((f->coll_w && strategy_runs(w, cw, "local")) || (f->coll_r && strategy_runs(r, cr, "local")));
     /* forwarded independent calls neither sieve nor write directly; collective
      * calls served independently never forward */
     char fw[64], fr[64];
@@ -401,19 +445,15 @@ void tune_space_canon(const tune_space *s, int *v)
     for (int d = 0; d < s->ndims; d++) {
         const char *k = s->dim[d].key;
         int matters = 1;
-        if (!strcmp(k, "cb_buffer_size"))
-            matters = twophase || local;
-        else if (!strcmp(k, "cb_config_list") || !strcmp(k, "ferry_aggregator_placement") ||
-                 !strcmp(k, "striping_factor"))
-            matters = twophase;
-        else if (!strcmp(k, "striping_unit")) /* also a threshold of auto's */
-            matters = twophase || (f->coll_w && strategy_possible(w, "auto")) || (f->coll_r && strategy_possible(r, "auto"));
+        if (!strcmp(k, "striping_unit")) /* also a threshold of auto's */
+            matters = coll_takes(f, w, r, k) || (f->coll_w && strategy_possible(w, "auto")) ||
+                      (f->coll_r && strategy_possible(r, "auto"));
         else if (!strcmp(k, "cb_nodes")) {
             value_at(s, v, "cb_config_list", list, sizeof list);
             const char *val = s->dim[d].val[v[d]];
-            matters = twophase && (!val || atoi(val) < f->nodes * per_node(list, f->ppn));
-        } else if (!strcmp(k, "ferry_local_aggregators"))
-            matters = local;
+            matters = coll_takes(f, w, r, k) && (!val || atoi(val) < f->nodes * per_node(list, f->ppn));
+        } else if (coll_tuned(k))
+            matters = coll_takes(f, w, r, k);
         else if (!strcmp(k, "ferry_ind_write_strategy"))
             matters = f->ind_w;
         else if (!strcmp(k, "ferry_ind_read_strategy"))

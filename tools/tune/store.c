@@ -8,11 +8,23 @@
 #define _GNU_SOURCE
 #include "tune.h"
 #include "core/learned.h"
+#include "core/learned_option.h"
+#include "core/strategy_desc.h"
 #include "util/size.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* "twophase cb_nodes=1": an option of the store as ferry names it */
+static void option_name(const ferry_learned_option *o, char *buf, size_t cap)
+{
+    ferry_coll_option c;
+    if (ferry_coll_option_from_store(o, &c) == 0)
+        ferry_coll_option_name(&c, buf, cap);
+    else
+        snprintf(buf, cap, "%s", o->strategy); /* the store's parse keeps no other */
+}
 
 int tune_store_list(const char *path, FILE *out)
 {
@@ -41,16 +53,13 @@ int tune_store_list(const char *path, FILE *out)
                 e->key.mount[0] ? e->key.mount : "?", e->key.fs, e->key.ranks, e->key.nodes,
                 e->key.nodes == 1 ? "" : "s", per, (long long)e->key.pieces, piece,
                 e->key.span > e->key.extent ? "interleaved" : "ranks apart");
-        fprintf(out, "    choice %s", e->choice.strategy);
-        if (e->choice.cb_nodes)
-            fprintf(out, " cb_nodes=%d", e->choice.cb_nodes);
-        fprintf(out, " (%s, %s);", e->source, when);
+        char name[64];
+        option_name(&e->choice, name, sizeof name);
+        fprintf(out, "    choice %s (%s, %s);", name, e->source, when);
         for (int k = 0; k < e->ntried; k++) {
             const ferry_learned_try *t2 = &e->tried[k];
-            fprintf(out, "%s %s", k ? "," : " measured", t2->opt.strategy);
-            if (t2->opt.cb_nodes)
-                fprintf(out, " cb_nodes=%d", t2->opt.cb_nodes);
-            fprintf(out, " %.3g s x %lld", t2->seconds, (long long)t2->calls);
+            option_name(&t2->opt, name, sizeof name);
+            fprintf(out, "%s %s %.3g s x %lld", k ? "," : " measured", name, t2->seconds, (long long)t2->calls);
         }
         fprintf(out, "\n");
     }
@@ -103,16 +112,20 @@ int tune_store_add(const char *path, const char *best_hints, double best_seconds
     for (int d = 1; d >= 0; d--) {
         char s[16];
         hint_value(best_hints, d ? "ferry_write_strategy" : "ferry_read_strategy", s, sizeof s);
-        if (strcmp(s, "independent") && strcmp(s, "twophase") && strcmp(s, "local"))
-            continue; /* auto, or no collective strategy named: nothing to start from */
+        int id = ferry_learned_strategy_id(s);
+        if (id < 0)
+            continue; /* auto, or no strategy the store keeps: nothing to start from */
         /* the pattern as the library keys it: its learning record of the probe run */
         const json_t *learn = tj_at(probe, d ? "ferry_stats.write.learning.coll_write" : "ferry_stats.read.learning.coll_read");
         ferry_learned_entry *e = &add[n];
         memset(e, 0, sizeof *e);
         if (!learn || key_of(tj_at(learn, "key"), &e->key) != 0)
             continue; /* the library does not learn this pattern: the hints file is the way */
-        snprintf(e->choice.strategy, sizeof e->choice.strategy, "%s", s);
-        e->choice.cb_nodes = !strcmp(s, "twophase") && cb[0] ? atoi(cb) : 0;
+        /* the aggregator count belongs to the option when its strategy takes one */
+        ferry_coll_option o = {id, 0};
+        if (cb[0] && ferry_strategy_takes(ferry_strategy_of(FERRY_STRATEGY_COLLECTIVE, id), "cb_nodes"))
+            o.cb_nodes = atoi(cb);
+        ferry_coll_option_to_store(&o, &e->choice);
         e->ntried = 1;
         e->tried[0].opt = e->choice;
         double calls = tj_num(learn, "calls", 1);
