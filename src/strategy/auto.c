@@ -117,8 +117,8 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
      * node, are the exception: each is a system call for a few hundred
      * bytes. Open MPI 8 ranks, BT-IO's 480 B on /dev/shm: two-phase read
      * 1.27-1.74x independent in 8 of 8 comparisons, local 1.15-1.32x,
-     * once two-phase's buffers were kept and page-aligned (session 12,
-     * bench/results/learn.md); Tile-IO's 4 KiB pieces read faster
+     * once two-phase's buffers were kept and page-aligned (bench/results/
+     * learn.md, "The rules learning starts from"); Tile-IO's 4 KiB pieces read faster
      * independent (0.78-0.97x in 3 of 4). */
     if (!is_write && !remote && ppn > 2 && avg < PAGE && interleaved) {
         snprintf(reason, cap, "twophase: %s pieces read, %d ranks per node: one large read each", a, ppn);
@@ -163,7 +163,7 @@ ferry_coll_strategy ferry_auto_choose(const ferry_file *f, const ferry_pattern *
      * between the node's ranks merge best in two-phase's domains, since its
      * buffers are kept (buffers.h): Open MPI 8 ranks, BT-IO writes on
      * /dev/shm, two-phase 1.13-1.43x local in 10 of 10 comparisons
-     * (session 12, bench/results/learn.md). */
+     * (bench/results/learn.md, "The rules learning starts from"). */
     if (ppn > 2 && interleaved) {
         snprintf(reason, cap, "twophase: %s pieces interleaved between %d ranks of a node", a, ppn);
         return FERRY_COLL_TWOPHASE;

@@ -46,8 +46,9 @@ int ferry_coll_flush_for_others(ferry_file *f, int wrote, const ferry_runs *mine
  * flush_for_others, which would flush it too, and an option was judged by
  * the flush of another's writes: FLASH-IO on the sharded testbed learned
  * "independent 4x faster than two-phase" where two-phase forced was the
- * fastest (bench/results/learn.md, session 12). Collective: every rank learns
- * the outcome, and the ranks' clocks start again together. */
+ * fastest (bench/results/learn.md, "Earlier writes flushed before a trial").
+ * Collective: every rank learns the outcome, and the ranks' clocks start
+ * again together. */
 int ferry_coll_flush_before_trial(ferry_file *f, int code, double *start)
 {
     /* where the driver does not track writes since a sync, one is assumed */
