@@ -29,6 +29,7 @@ struct ferry_dups {
     int in_use;
     int gone;    /* the program's communicator was freed: nothing is kept */
     int retired; /* MPI_Finalize began: nothing is kept */
+    void *shfp;  /* the shared file pointer's (ferry_dups_shfp_slot) */
     ferry_dups *next;
 };
 
@@ -180,4 +181,9 @@ void ferry_dups_give(ferry_dups *d, int idx, MPI_Comm *dup)
         unlink_free(d);
     pthread_mutex_unlock(&lock);
     *dup = MPI_COMM_NULL;
+}
+
+void **ferry_dups_shfp_slot(ferry_dups *d)
+{
+    return &d->shfp;
 }

@@ -31,4 +31,9 @@ int ferry_dups_take(ferry_dups *d, MPI_Comm comm, int idx, MPI_Comm *out);
  * the next opens, the rest are freed. idx < 0: *dup is freed. */
 void ferry_dups_give(ferry_dups *d, int idx, MPI_Comm *dup);
 
+/* A pointer the shared file pointer keeps per program communicator
+ * (shared_fp.c, at MPI_THREAD_MULTIPLE): NULL until it sets it, and its
+ * owner's to free. */
+void **ferry_dups_shfp_slot(ferry_dups *d);
+
 #endif

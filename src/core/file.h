@@ -129,7 +129,7 @@ int64_t ferry_view_byte_offset(const ferry_file *f, int64_t off);
 #define FERRY_SHFP_NO_POOL (-1)
 #define FERRY_SHFP_OWN_WINDOW (-2) /* a window of the file's own, not a pool's */
 #define FERRY_SHFP_NO_WINDOWS (-3) /* the group has been found to get no windows */
-int64_t ferry_shfp_pool_state(MPI_Comm comm);
+int64_t ferry_shfp_pool_state(MPI_Comm comm, struct ferry_dups *d);
 /* Collective only where a window is made (the first open of a group, or
  * ranks that disagree); the result is agreed then. */
 int ferry_shfp_create(ferry_file *f, int64_t initial, int64_t agreed);

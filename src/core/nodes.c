@@ -15,13 +15,15 @@
  * (1000 open files ran out). Every rank of a group decides alike: it has an
  * entry for the group exactly when every member built one with it.
  *
- * At MPI_THREAD_MULTIPLE the layout is kept per communicator instead (an
- * attribute of the file's communicator, freed with it): threads may use
- * files of one group at once, each over a communicator of its own, and the
- * strategies' collectives on a node communicator they shared would meet
- * each other's (MPI_ERR_TRUNCATE, seen with 4 threads per rank). */
+ * At MPI_THREAD_MULTIPLE the layout is kept per group and program
+ * communicator (its owner): threads may use files of one group at once,
+ * each thread over communicators of its own, and the strategies'
+ * collectives on a node communicator they shared met each other's
+ * (MPI_ERR_TRUNCATE, seen with 4 threads per rank); one per file instead
+ * ran MPICH out of communicators with 1000 files open. */
 typedef struct node_entry {
     MPI_Group group;
+    const void *owner; /* NULL: the group's; else a program communicator's */
     ferry_nodes nodes;
     struct node_entry *next;
 } node_entry;
@@ -43,10 +45,12 @@ static void cache_free(void)
     pthread_mutex_unlock(&cache_lock);
 }
 
-static node_entry *cache_find(MPI_Group g)
+static node_entry *cache_find(MPI_Group g, const void *owner)
 {
     for (node_entry *e = cache; e; e = e->next) {
         int same = MPI_UNEQUAL;
+        if (e->owner != owner)
+            continue;
         MPI_Group_compare(g, e->group, &same);
         if (same == MPI_IDENT)
             return e;
@@ -154,47 +158,6 @@ static int nodes_split(MPI_Comm comm, ferry_nodes *out)
     return MPI_SUCCESS;
 }
 
-static int comm_keyval = MPI_KEYVAL_INVALID;
-
-static int entry_delete(MPI_Comm comm, int key, void *val, void *extra)
-{
-    (void)comm, (void)key, (void)extra;
-    node_entry *e = val;
-    if (e->nodes.node_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&e->nodes.node_comm);
-    free(e->nodes.node_of);
-    free(e);
-    return MPI_SUCCESS;
-}
-
-/* The layout kept on comm itself (built on first use), NULL on failure
- * with *rc set. */
-static node_entry *comm_entry(MPI_Comm comm, int *rc)
-{
-    pthread_mutex_lock(&cache_lock);
-    if (comm_keyval == MPI_KEYVAL_INVALID)
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, entry_delete, &comm_keyval, NULL);
-    pthread_mutex_unlock(&cache_lock);
-    node_entry *e = NULL;
-    int flag = 0;
-    MPI_Comm_get_attr(comm, comm_keyval, &e, &flag);
-    if (flag)
-        return e;
-    e = calloc(1, sizeof *e);
-    if (!e) {
-        *rc = MPI_ERR_NO_MEM;
-        return NULL;
-    }
-    *rc = nodes_split(comm, &e->nodes);
-    if (*rc == MPI_SUCCESS)
-        *rc = MPI_Comm_set_attr(comm, comm_keyval, e);
-    if (*rc != MPI_SUCCESS) {
-        entry_delete(comm, comm_keyval, e, NULL);
-        return NULL;
-    }
-    return e;
-}
-
 /* The caller's copy of a kept layout: its own node_of, the kept node
  * communicator. */
 static int copy_out(const node_entry *e, int size, ferry_nodes *out)
@@ -209,20 +172,17 @@ static int copy_out(const node_entry *e, int size, ferry_nodes *out)
 
 /* A copy of the cached layout for comm's group (built on first use); the
  * node communicator stays the cache's. */
-int ferry_nodes_build(MPI_Comm comm, ferry_nodes *out)
+int ferry_nodes_build(MPI_Comm comm, const void *owner, ferry_nodes *out)
 {
     int size, level = MPI_THREAD_SINGLE;
     MPI_Comm_size(comm, &size);
     MPI_Query_thread(&level);
-    if (level == MPI_THREAD_MULTIPLE) {
-        int rc = MPI_SUCCESS;
-        node_entry *own = comm_entry(comm, &rc);
-        return own ? copy_out(own, size, out) : rc;
-    }
+    if (level != MPI_THREAD_MULTIPLE)
+        owner = NULL;
     MPI_Group g;
     MPI_Comm_group(comm, &g);
     pthread_mutex_lock(&cache_lock);
-    node_entry *e = cache_find(g);
+    node_entry *e = cache_find(g, owner);
     pthread_mutex_unlock(&cache_lock);
     if (!e) {
         e = calloc(1, sizeof *e);
@@ -239,6 +199,7 @@ int ferry_nodes_build(MPI_Comm comm, ferry_nodes *out)
             return rc;
         }
         e->group = g;
+        e->owner = owner;
         ferry_at_finalize(cache_free);
         pthread_mutex_lock(&cache_lock);
         e->next = cache;
@@ -274,10 +235,10 @@ void ferry_nodes_free_own(ferry_nodes *n)
     n->node_of = NULL;
 }
 
-int ferry_nodes_count(MPI_Comm comm)
+int ferry_nodes_count(MPI_Comm comm, const void *owner)
 {
     ferry_nodes n;
-    if (ferry_nodes_build(comm, &n) != MPI_SUCCESS)
+    if (ferry_nodes_build(comm, owner, &n) != MPI_SUCCESS)
         return 1;
     int c = n.nnodes;
     ferry_nodes_free(&n);

@@ -18,15 +18,17 @@ typedef struct ferry_nodes {
     int one_host; /* the nodes are FERRY_RANKS_PER_NODE groups: one host, one link */
 } ferry_nodes;
 
-/* Collective over comm. */
-int ferry_nodes_build(MPI_Comm comm, ferry_nodes *out);
+/* Collective over comm. owner: the program communicator's cache of a
+ * file's (f->dups), whose layout is its own at MPI_THREAD_MULTIPLE; NULL:
+ * the group's. */
+int ferry_nodes_build(MPI_Comm comm, const void *owner, ferry_nodes *out);
 void ferry_nodes_free(ferry_nodes *n);
 /* Collective over comm: a layout with a node communicator of its own (not
  * the cache's), for a thread whose collectives run beside the caller's. */
 int ferry_nodes_build_own(MPI_Comm comm, ferry_nodes *out);
 void ferry_nodes_free_own(ferry_nodes *n);
-/* Collective over comm: how many nodes it spans. */
-int ferry_nodes_count(MPI_Comm comm);
+/* Collective over comm: how many nodes it spans (owner: as for build). */
+int ferry_nodes_count(MPI_Comm comm, const void *owner);
 /* FERRY_RANKS_PER_NODE, or 0 when nodes are real. */
 int ferry_nodes_virtual_ppn(void);
 

@@ -266,7 +266,7 @@ static int agree(ferry_file *f, MPI_Comm comm, int local_err, int flags, ferry_o
     m.err = local;
     m.amode = f->amode;
     m.digest = ferry_hints_digest(&f->hints);
-    m.pool = ferry_shfp_pool_state(comm);
+    m.pool = ferry_shfp_pool_state(comm, f->dups);
     m.name = f->filename;
     m.dup = ferry_dups_pick(f->dups);
     m.need_text = !ferry_hints_env_held();
@@ -441,7 +441,7 @@ int ferry_file_close(ferry_file *f)
         ferry_file_hints_in_effect(f, &in_effect);
         if (ferry_hints_to_json(&in_effect, hj, sizeof hj) < 0)
             hj[0] = 0;
-        ferry_stats_report(&f->stats, f->comm, f->filename, hj[0] ? hj : NULL, ferry_nodes_count(f->comm), &f->sw);
+        ferry_stats_report(&f->stats, f->comm, f->filename, hj[0] ? hj : NULL, ferry_nodes_count(f->comm, f->dups), &f->sw);
     }
     int code = maxcls == MPI_SUCCESS ? MPI_SUCCESS
              : err ? ferry_err_errno(err, f->filename)

@@ -17,8 +17,10 @@
  * communicators of one group) can interleave in another order on each
  * rank, so that two ranks took different slots for one file and freed the
  * pools' windows in different orders at MPI_Finalize (a deadlock seen with
- * 4 threads per rank): there every file has a window of its own, made and
- * freed on its own communicator. A slot holds the pointer relative to its value at open (an
+ * 4 threads per rank): there a pool belongs to one program communicator,
+ * whose opens and closes every rank makes in one order, and it goes with
+ * the close of its last file (a window per file instead ran MPICH out of
+ * windows with 1000 files open). A slot holds the pointer relative to its value at open (an
  * appended file's size, which every rank has from the open), and a free
  * slot holds 0: an open writes nothing, and only a close of a file whose
  * pointer moved zeroes its slot again.
@@ -33,6 +35,7 @@
  * with MPI_ERR_UNSUPPORTED_OPERATION on every rank; the open itself does
  * not fail.
  */
+#include "core/dups.h"
 #include "core/errors.h"
 #include "core/file.h"
 #include "core/finalize.h"
@@ -49,6 +52,7 @@ typedef struct shfp_pool {
     int64_t *base; /* rank 0's slots */
     int64_t used;  /* bit s: slot s belongs to an open file */
     int64_t *owned; /* MPI_Win_create's memory, freed with the window */
+    void **slot;    /* a program communicator's pool (MPI_THREAD_MULTIPLE): where it is kept */
     struct shfp_pool *next;
 } shfp_pool;
 
@@ -89,16 +93,32 @@ static shfp_pool *pool_find(MPI_Comm comm)
     return p;
 }
 
-int64_t ferry_shfp_pool_state(MPI_Comm comm)
+/* Where the pool of a program communicator is kept at MPI_THREAD_MULTIPLE,
+ * else NULL (pools are kept per group). */
+static void **threads_slot(struct ferry_dups *d)
 {
-    int size = 1, level = MPI_THREAD_SINGLE;
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    return level == MPI_THREAD_MULTIPLE && d ? ferry_dups_shfp_slot(d) : NULL;
+}
+
+static int threads_multiple(void)
+{
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    return level == MPI_THREAD_MULTIPLE;
+}
+
+int64_t ferry_shfp_pool_state(MPI_Comm comm, struct ferry_dups *d)
+{
+    int size = 1;
     MPI_Comm_size(comm, &size);
     if (size == 1)
         return 0;
-    MPI_Query_thread(&level);
-    if (level == MPI_THREAD_MULTIPLE)
+    void **slot = threads_slot(d);
+    if (!slot && threads_multiple())
         return FERRY_SHFP_OWN_WINDOW;
-    shfp_pool *p = pool_find(comm);
+    shfp_pool *p = slot ? *slot : pool_find(comm);
     return !p ? FERRY_SHFP_NO_POOL : p->win == MPI_WIN_NULL ? FERRY_SHFP_NO_WINDOWS : p->used;
 }
 
@@ -170,6 +190,18 @@ static int pool_create(ferry_file *f, shfp_pool **out)
     else
         p->owned = created ? p->base : NULL;
     MPI_Comm_group(f->comm, &p->group);
+    p->slot = threads_slot(f->dups);
+    if (p->slot) {
+        /* without a window nothing is kept: the next open tries again */
+        if (p->win == MPI_WIN_NULL) {
+            MPI_Group_free(&p->group);
+            free(p);
+            return MPI_ERR_WIN;
+        }
+        *p->slot = p;
+        *out = p;
+        return MPI_SUCCESS;
+    }
     ferry_at_finalize(pools_free);
     pthread_mutex_lock(&pools_lock);
     p->next = pools;
@@ -215,7 +247,8 @@ int ferry_shfp_create(ferry_file *f, int64_t initial, int64_t agreed)
         if (rc != MPI_SUCCESS)
             p = NULL;
     } else if (agreed >= 0 && agreed != ((int64_t)1 << SLOTS) - 1) {
-        p = pool_find(f->comm);
+        void **slot = threads_slot(f->dups);
+        p = slot ? *slot : pool_find(f->comm);
     }
     if (p) {
         pthread_mutex_lock(&pools_lock);
@@ -263,9 +296,19 @@ void ferry_shfp_free(ferry_file *f, int moved)
         }
         pthread_mutex_lock(&pools_lock);
         p->used &= ~((int64_t)1 << f->shfp_slot);
+        int last = p->slot && p->used == 0;
         pthread_mutex_unlock(&pools_lock);
         f->shfp_pool = NULL;
         f->shfp_win = MPI_WIN_NULL;
+        /* a program communicator's pool goes with its last file, inside
+         * the close every rank makes in the same order */
+        if (last) {
+            *p->slot = NULL;
+            MPI_Win_free(&p->win);
+            free(p->owned);
+            MPI_Group_free(&p->group);
+            free(p);
+        }
     } else if (f->shfp_win != MPI_WIN_NULL) {
         MPI_Win_free(&f->shfp_win);
         free(f->shfp_owned);

@@ -29,7 +29,7 @@ int dc_groups_build(int wsize, int ndata)
     }
     ferry_nodes nodes = {0};
     if (ndata > 0) {
-        if (ferry_nodes_build(MPI_COMM_WORLD, &nodes) != MPI_SUCCESS) {
+        if (ferry_nodes_build(MPI_COMM_WORLD, NULL, &nodes) != MPI_SUCCESS) {
             free(is_data);
             free(home);
             return ferry_err(MPI_ERR_NO_MEM, "out of memory placing data processes");

@@ -89,7 +89,7 @@ void ferry_strategy_release(ferry_file *f)
 static const ferry_nodes *nodes_of(ferry_file *f, struct ferry_coll *c)
 {
     if (!c->have_nodes && (c->own_nodes ? ferry_nodes_build_own(f->comm, &c->nodes)
-                                        : ferry_nodes_build(f->comm, &c->nodes)) == MPI_SUCCESS)
+                                        : ferry_nodes_build(f->comm, f->dups, &c->nodes)) == MPI_SUCCESS)
         c->have_nodes = 1;
     return c->have_nodes ? &c->nodes : NULL;
 }

@@ -109,7 +109,7 @@ static int choose_gateways(const ferry_topo_machine *m, int routed, ferry_fwd_as
 int ferry_fwd_plan(ferry_fwd *w, int collectors, ferry_fwd_assign assign)
 {
     ferry_nodes nodes = {0};
-    int rc = ferry_nodes_build(w->comm, &nodes);
+    int rc = ferry_nodes_build(w->comm, NULL, &nodes);
     int P = w->size, nn = rc == MPI_SUCCESS ? nodes.nnodes : 1;
     int *leader = malloc((size_t)nn * sizeof *leader), *mn = malloc((size_t)nn * sizeof *mn);
     int *pn = malloc((size_t)nn * sizeof *pn), *gw = malloc((size_t)nn * sizeof *gw);

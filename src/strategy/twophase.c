@@ -596,7 +596,7 @@ static void release(void *state)
 static void open_aggs(ferry_file *f)
 {
     ferry_nodes nodes;
-    if (ferry_nodes_build(f->comm, &nodes) != MPI_SUCCESS)
+    if (ferry_nodes_build(f->comm, f->dups, &nodes) != MPI_SUCCESS)
         return;
     ferry_aggs a;
     if (ferry_aggs_choose(&f->hints, ferry_stripes_of(f).count, &nodes, f->size, f->rank, &a) == MPI_SUCCESS) {
