@@ -12,6 +12,7 @@
  */
 #include "core/dups.h"
 #include "core/finalize.h"
+#include "core/nodes.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ static void unlink_free(ferry_dups *d)
             *p = d->next;
             break;
         }
+    ferry_nodes_forget(d);
     free(d->ent);
     free(d);
 }

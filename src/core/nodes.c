@@ -20,7 +20,9 @@
  * each thread over communicators of its own, and the strategies'
  * collectives on a node communicator they shared met each other's
  * (MPI_ERR_TRUNCATE, seen with 4 threads per rank); one per file instead
- * ran MPICH out of communicators with 1000 files open. */
+ * ran MPICH out of communicators with 1000 files open. Such a layout goes
+ * when its owner does (ferry_nodes_forget), so a program that makes a
+ * communicator per file holds no node communicators for closed files. */
 typedef struct node_entry {
     MPI_Group group;
     const void *owner; /* NULL: the group's; else a program communicator's */
@@ -30,19 +32,48 @@ typedef struct node_entry {
 static node_entry *cache;
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static void entry_free(node_entry *e)
+{
+    MPI_Group_free(&e->group);
+    if (e->nodes.node_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&e->nodes.node_comm);
+    free(e->nodes.node_of);
+    free(e);
+}
+
 static void cache_free(void)
 {
     pthread_mutex_lock(&cache_lock);
     while (cache) {
         node_entry *e = cache;
         cache = e->next;
-        MPI_Group_free(&e->group);
-        if (e->nodes.node_comm != MPI_COMM_NULL)
-            MPI_Comm_free(&e->nodes.node_comm);
-        free(e->nodes.node_of);
-        free(e);
+        entry_free(e);
     }
     pthread_mutex_unlock(&cache_lock);
+}
+
+void ferry_nodes_forget(const void *owner)
+{
+    if (!owner)
+        return;
+    node_entry *gone = NULL;
+    pthread_mutex_lock(&cache_lock);
+    for (node_entry **p = &cache; *p;) {
+        node_entry *e = *p;
+        if (e->owner == owner) {
+            *p = e->next;
+            e->next = gone;
+            gone = e;
+        } else {
+            p = &e->next;
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
+    while (gone) {
+        node_entry *e = gone;
+        gone = e->next;
+        entry_free(e);
+    }
 }
 
 static node_entry *cache_find(MPI_Group g, const void *owner)

@@ -27,6 +27,9 @@ void ferry_nodes_free(ferry_nodes *n);
  * the cache's), for a thread whose collectives run beside the caller's. */
 int ferry_nodes_build_own(MPI_Comm comm, ferry_nodes *out);
 void ferry_nodes_free_own(ferry_nodes *n);
+/* Collective over the owner's group: the layouts kept for owner (a
+ * program communicator's cache going away) are freed. */
+void ferry_nodes_forget(const void *owner);
 /* Collective over comm: how many nodes it spans (owner: as for build). */
 int ferry_nodes_count(MPI_Comm comm, const void *owner);
 /* FERRY_RANKS_PER_NODE, or 0 when nodes are real. */

@@ -13,6 +13,13 @@
  *                      itself (MPICH 4.0: derived-datatype messages);
  *                      R_RSS_CHECK=0 only reports (AddressSanitizer's
  *                      quarantine holds freed memory).
+ *   r_many comms [N]   N files (default 1000) one after the other, each
+ *                      over a communicator duplicated for it and freed after
+ *                      its close, each written through the shared file
+ *                      pointer and collectively: what ferry keeps per
+ *                      program communicator (duplicates, node layouts,
+ *                      shared-pointer windows) must go with it, or MPICH
+ *                      runs out of communicators.
  * The strategy comes from FERRY_HINTS.
  */
 #include "mpi/tutil.h"
@@ -164,6 +171,57 @@ static void calls(int n)
         unlink(p);
 }
 
+static void comms(int n)
+{
+    char p[600];
+    t_path(p, sizeof p, "many_comms.dat");
+    int bad = 0, done = 0;
+    for (int i = 0; i < n; i++) {
+        MPI_Comm c;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        if (t_rank == 0)
+            unlink(p);
+        MPI_Barrier(c);
+        MPI_File fh;
+        int rc = MPI_File_open(c, p, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh);
+        if (rc != MPI_SUCCESS) {
+            EXPECT(rc == MPI_SUCCESS, "open over communicator %d of %d: %s", i, n, t_class_name(rc));
+            MPI_Comm_free(&c);
+            break;
+        }
+        /* ranks' records through the shared pointer fill [0, size) */
+        int v = i * t_size + t_rank;
+        bad += MPI_File_write_shared(fh, &v, 1, MPI_INT, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+        int w[2] = {i, t_rank};
+        rc = MPI_File_write_at_all(fh, (MPI_Offset)(t_size + 2 * t_rank) * (MPI_Offset)sizeof(int), w, 2, MPI_INT,
+                                   MPI_STATUS_IGNORE);
+        bad += rc != MPI_SUCCESS;
+        bad += MPI_File_sync(fh) != MPI_SUCCESS;
+        MPI_Barrier(c);
+        bad += MPI_File_sync(fh) != MPI_SUCCESS;
+        MPI_Offset pos = -1;
+        bad += MPI_File_get_position_shared(fh, &pos) != MPI_SUCCESS || pos != t_size * (MPI_Offset)sizeof(int); /* in bytes: the default view's etype */
+        int *all = malloc((size_t)(3 * t_size) * sizeof *all), *once = calloc((size_t)t_size, sizeof *once);
+        rc = MPI_File_read_at(fh, 0, all, 3 * t_size, MPI_INT, MPI_STATUS_IGNORE);
+        bad += rc != MPI_SUCCESS;
+        for (int k = 0; rc == MPI_SUCCESS && k < t_size; k++) {
+            int r = all[k] - i * t_size;
+            if (r >= 0 && r < t_size)
+                once[r]++;
+            bad += all[t_size + 2 * k] != i || all[t_size + 2 * k + 1] != k;
+        }
+        for (int k = 0; k < t_size; k++)
+            bad += once[k] != 1; /* each rank's record exactly once */
+        free(all);
+        free(once);
+        bad += MPI_File_close(&fh) != MPI_SUCCESS;
+        MPI_Comm_free(&c);
+        done++;
+    }
+    t_report("communicators %d of %d", done, n);
+    EXPECT(bad == 0, "%d calls over fresh communicators failed or read wrong data", bad);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -171,6 +229,8 @@ int main(int argc, char **argv)
     int n = argc > 2 ? atoi(argv[2]) : 0;
     if (!strcmp(mode, "calls"))
         calls(n > 0 ? n : 10000);
+    else if (!strcmp(mode, "comms"))
+        comms(n > 0 ? n : 1000);
     else
         files(n > 0 ? n : 1000);
     return t_finish("r_many");
