@@ -59,8 +59,10 @@ typedef struct {
     const char *name;
     const char *summary;
     const fb_opt *opts;            /* pattern options, terminated by {0} */
-    void (*reset)(void);           /* pattern options back to their defaults */
-    int (*check)(fb_ctx *c);       /* validate options after parsing; 0 = ok */
+    void *opt_values;              /* the struct the options store into */
+    const void *opt_defaults;      /* copied over opt_values before each --then segment */
+    size_t opt_size;
+    const char *(*check)(fb_ctx *c); /* validate options after parsing: NULL, or what is wrong */
     void (*run)(fb_ctx *c, int rep); /* one repetition: write and/or read, timed */
     const char *unavailable;       /* non-NULL: why this pattern cannot run in this build */
     const char *elsewhere;         /* non-NULL: the program that runs it instead (beside this one) */
@@ -77,9 +79,6 @@ struct fb_ctx {
     /* what this rep moves; set by the pattern */
     int did_write, did_read;
     int64_t bytes_w, bytes_r;   /* total over all ranks */
-    /* where --corrupt-after-write flips a byte; set by the pattern during write */
-    char corrupt_path[4096];
-    int64_t corrupt_off;
     /* timing: this rank's seconds per phase, and rank 0's maxima */
     double t_local[FB_NPHASE], t_max[FB_NPHASE], t_start;
     fb_verify v;                /* what the pattern read back */
@@ -92,6 +91,13 @@ struct fb_ctx {
     char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
 };
 
+/* The members of a pattern that runs: its option table, the struct the
+ * options store into with the defaults each --then segment starts from, and
+ * its check and run. */
+#define FB_PATTERN_RUN(table, values, defaults, check_fn, run_fn)                                                      \
+    .opts = (table), .opt_values = &(values), .opt_defaults = &(defaults), .opt_size = sizeof(values),                 \
+    .check = (check_fn), .run = (run_fn)
+
 /* opts.c */
 int fb_parse_args(fb_ctx *c, const fb_opt *pat_opts, int argc, char **argv);
 void fb_usage(FILE *f, const fb_pattern *const *pats, int npats);
@@ -102,10 +108,15 @@ void fb_usage(FILE *f, const fb_pattern *const *pats, int npats);
 void fb_phase_begin(fb_ctx *c, int phase);
 void fb_phase_end(fb_ctx *c, int phase);
 void fb_times_reduce(fb_ctx *c);
-/* The pattern's file (c->path) opened over MPI_COMM_WORLD and closed, each
- * timed as the given phase; a failure ends the run (fb_mpi_check). */
-void fb_open_timed(fb_ctx *c, int amode, MPI_File *fh, int phase);
-void fb_close_timed(fb_ctx *c, MPI_File *fh, int phase);
+/* One timed pass of write (or read) over the pattern's file, c->path, opened
+ * over MPI_COMM_WORLD with amode: the open, then view (if any; a pattern
+ * that counts setting its view as part of opening sets it there), then io,
+ * then the close, each in its phase; a failure ends the run. */
+typedef void fb_pass_fn(fb_ctx *c, MPI_File fh, int write, void *arg);
+void fb_pass(fb_ctx *c, int amode, int write, fb_pass_fn *view, fb_pass_fn *io, void *arg);
+/* A pass over path is closed: the report counts its phases, and ferry's
+ * record of the file is taken. */
+void fb_pass_done(fb_ctx *c, const char *path, int write);
 
 /* verify.c: the data of every pattern is a pure function of (seed, file
  * offset), so any rank can regenerate what any byte of the file must hold. */
@@ -115,8 +126,10 @@ void fb_check(fb_verify *v, const void *buf, int64_t off, size_t len, uint64_t s
 void fb_check_bytes(fb_verify *v, const void *got, const void *want, int64_t off, size_t len, const char *where);
 int fb_verify_finish(fb_ctx *c);    /* collective; 0 = all bytes matched */
 void fb_check_file(fb_ctx *c, const char *path, int64_t size, uint64_t seed, int shared);
-void fb_corrupt(fb_ctx *c);         /* collective; rank 0 flips one byte when --corrupt-after-write */
-void fb_remove(fb_ctx *c, const char *path); /* rank 0 removes path (collective barrier after) */
+/* collective; with --corrupt-after-write, rank 0 flips the byte at offset off of path */
+void fb_corrupt(fb_ctx *c, const char *path, int64_t off);
+void fb_remove(fb_ctx *c, const char *path);  /* rank 0 removes path (collective barrier after) */
+void fb_discard(fb_ctx *c, const char *path); /* fb_remove, unless --keep */
 
 /* json_out.c */
 typedef struct {
@@ -142,6 +155,7 @@ void fb_die(fb_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 void fb_mpi_check(fb_ctx *c, int rc, const char *what, const char *path);
 void fb_check_count(fb_ctx *c, const MPI_Status *st, MPI_Datatype t, int64_t want, const char *what);
 void *fb_alloc(fb_ctx *c, size_t n);
+int fb_squarest(int n); /* the largest divisor of n not above sqrt(n): the rows of the squarest grid */
 
 /* the patterns */
 extern const fb_pattern fb_pat_ior, fb_pat_hacc, fb_pat_tile, fb_pat_btio, fb_pat_flash, fb_pat_open,

@@ -8,6 +8,7 @@
 #include "ferry.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,14 @@ void *fb_alloc(fb_ctx *c, size_t n)
     if (posix_memalign(&p, 4096, n ? n : 1) != 0)
         fb_die(c, "out of memory (%zu bytes)", n);
     return p;
+}
+
+int fb_squarest(int n)
+{
+    int rows = (int)sqrt((double)n);
+    while (n % rows)
+        rows--;
+    return rows;
 }
 
 /* The first line of the library's version text, blanks collapsed. */
@@ -111,8 +120,8 @@ static int run_segment(fb_ctx *c, int argc, char **argv)
     }
     snprintf(default_path, sizeof default_path, "/tmp/ferry-bench-%s.dat", c->pat->name);
     c->path = default_path;
-    if (c->pat->reset)
-        c->pat->reset();
+    if (c->pat->opt_values)
+        memcpy(c->pat->opt_values, c->pat->opt_defaults, c->pat->opt_size);
     if (fb_parse_args(c, c->pat->opts, argc - 1, argv + 1) != 0)
         return 2;
     if (c->help) {
@@ -120,8 +129,12 @@ static int run_segment(fb_ctx *c, int argc, char **argv)
             fb_usage(stdout, &c->pat, 1);
         return 0;
     }
-    if (c->pat->check && c->pat->check(c) != 0)
+    const char *err = c->pat->check ? c->pat->check(c) : NULL;
+    if (err) {
+        if (c->rank == 0)
+            fprintf(stderr, "ferry-bench %s: %s\n", c->pat->name, err);
         return 2;
+    }
 
     int status = 0;
     for (int rep = 0; rep < c->reps && status == 0; rep++) {

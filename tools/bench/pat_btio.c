@@ -21,7 +21,6 @@
  */
 #include "bench.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,28 +52,18 @@ static int cell_start(int i)
     return (int)((int64_t)i * o.n / nc);
 }
 
-/* back to the defaults before each --then segment */
-static void reset(void)
+static const char *check(fb_ctx *c)
 {
-    o = defaults;
-}
-
-static int check(fb_ctx *c)
-{
-    for (pr = (int)sqrt((double)c->size); c->size % pr; pr--)
-        ;
+    pr = fb_squarest(c->size);
     pc = c->size / pr;
     nc = pc;
-    const char *err = NULL;
     if (o.n < nc)
-        err = "the grid needs at least one point per cell in each dimension (-n >= cells per dimension)";
-    else if (o.steps < 1)
-        err = "--steps must be at least 1";
-    else if ((int64_t)o.n * o.n * o.n / c->size * 2 > 0x7fffffff / POINT)
-        err = "the grid is too large for int counts";
-    if (err && c->rank == 0)
-        fprintf(stderr, "ferry-bench btio: %s\n", err);
-    return err ? -1 : 0;
+        return "the grid needs at least one point per cell in each dimension (-n >= cells per dimension)";
+    if (o.steps < 1)
+        return "--steps must be at least 1";
+    if ((int64_t)o.n * o.n * o.n / c->size * 2 > 0x7fffffff / POINT)
+        return "the grid is too large for int counts";
+    return NULL;
 }
 
 typedef struct {
@@ -135,8 +124,20 @@ static void subarray_view(fb_ctx *c, MPI_Datatype point, MPI_Datatype *ft)
         MPI_Type_free(&cell[z]);
 }
 
-static void make_view(fb_ctx *c, const pieces *p, MPI_Datatype *point, MPI_Datatype *ft)
+typedef struct {
+    const pieces *p;
+    unsigned char *buf; /* all steps */
+    int64_t step_bytes;
+    MPI_Datatype point, ft; /* made by set_view; freed after the pass */
+} btio_pass;
+
+/* Part of opening, as in BT-IO. */
+static void set_view(fb_ctx *c, MPI_File fh, int write, void *arg)
 {
+    (void)write;
+    btio_pass *bp = arg;
+    const pieces *p = bp->p;
+    MPI_Datatype *point = &bp->point, *ft = &bp->ft;
     MPI_Type_contiguous(POINT, MPI_BYTE, point);
     MPI_Type_commit(point);
     MPI_Datatype t;
@@ -155,34 +156,30 @@ static void make_view(fb_ctx *c, const pieces *p, MPI_Datatype *point, MPI_Datat
     MPI_Type_create_resized(t, 0, (MPI_Aint)o.n * o.n * o.n * POINT, ft);
     MPI_Type_commit(ft);
     MPI_Type_free(&t);
+    fb_mpi_check(c, MPI_File_set_view(fh, 0, *point, *ft, "native", MPI_INFO_NULL), "MPI_File_set_view", c->path);
+}
+
+static void steps(fb_ctx *c, MPI_File fh, int write, void *arg)
+{
+    btio_pass *bp = arg;
+    int count = (int)(bp->step_bytes / POINT);
+    for (int s = 0; s < o.steps; s++) {
+        MPI_Status st;
+        unsigned char *b = bp->buf + (size_t)s * (size_t)bp->step_bytes;
+        MPI_Offset at = (MPI_Offset)s * count; /* in points of this rank's view */
+        int rc = write ? MPI_File_write_at_all(fh, at, b, count, bp->point, &st)
+                       : MPI_File_read_at_all(fh, at, b, count, bp->point, &st);
+        fb_mpi_check(c, rc, write ? "MPI_File_write_at_all" : "MPI_File_read_at_all", c->path);
+        fb_check_count(c, &st, bp->point, count, write ? "a step write" : "a step read");
+    }
 }
 
 static void steps_io(fb_ctx *c, const pieces *p, unsigned char *buf, int64_t step_bytes, int write)
 {
-    MPI_File fh;
-    MPI_Datatype point, ft;
-    int amode = write ? MPI_MODE_CREATE | MPI_MODE_RDWR : MPI_MODE_RDONLY;
-    fb_phase_begin(c, write ? FB_OPEN_W : FB_OPEN_R);
-    fb_mpi_check(c, MPI_File_open(MPI_COMM_WORLD, c->path, amode, MPI_INFO_NULL, &fh), "MPI_File_open", c->path);
-    make_view(c, p, &point, &ft);
-    fb_mpi_check(c, MPI_File_set_view(fh, 0, point, ft, "native", MPI_INFO_NULL), "MPI_File_set_view", c->path);
-    fb_phase_end(c, write ? FB_OPEN_W : FB_OPEN_R);
-    fb_phase_begin(c, write ? FB_WRITE : FB_READ);
-    int count = (int)(step_bytes / POINT);
-    for (int s = 0; s < o.steps; s++) {
-        MPI_Status st;
-        unsigned char *b = buf + (size_t)s * (size_t)step_bytes;
-        MPI_Offset at = (MPI_Offset)s * count; /* in points of this rank's view */
-        int rc = write ? MPI_File_write_at_all(fh, at, b, count, point, &st)
-                       : MPI_File_read_at_all(fh, at, b, count, point, &st);
-        fb_mpi_check(c, rc, write ? "MPI_File_write_at_all" : "MPI_File_read_at_all", c->path);
-        fb_check_count(c, &st, point, count, write ? "a step write" : "a step read");
-    }
-    fb_phase_end(c, write ? FB_WRITE : FB_READ);
-    fb_close_timed(c, &fh, write ? FB_CLOSE_W : FB_CLOSE_R);
-    MPI_Type_free(&ft);
-    MPI_Type_free(&point);
-    fb_ferry_capture(c, c->path, write);
+    btio_pass bp = {.p = p, .buf = buf, .step_bytes = step_bytes};
+    fb_pass(c, write ? MPI_MODE_CREATE | MPI_MODE_RDWR : MPI_MODE_RDONLY, write, set_view, steps, &bp);
+    MPI_Type_free(&bp.ft);
+    MPI_Type_free(&bp.point);
 }
 
 static void run(fb_ctx *c, int rep)
@@ -200,23 +197,16 @@ static void run(fb_ctx *c, int rep)
 
     fb_remove(c, c->path);
     steps_io(c, &p, buf, step_bytes, 1);
-    c->did_write = 1;
-    snprintf(c->corrupt_path, sizeof c->corrupt_path, "%s", c->path);
-    c->corrupt_off = 0;
-    if (c->rank == 0 && p.n)
-        c->corrupt_off = p.off[0] + p.len[0] / 2;
-    fb_corrupt(c);
+    fb_corrupt(c, c->path, c->rank == 0 && p.n ? p.off[0] + p.len[0] / 2 : 0);
 
     memset(buf, 0xa5, (size_t)(step_bytes * o.steps));
     steps_io(c, &p, buf, step_bytes, 0);
-    c->did_read = 1;
     at = 0;
     for (int s = 0; s < o.steps; s++)
         for (int i = 0; i < p.n; at += p.len[i++])
             fb_check(&c->v, buf + at, s * array + p.off[i], (size_t)p.len[i], seed, c->path);
     fb_check_file(c, c->path, array * o.steps, seed, 1);
-    if (!c->keep)
-        fb_remove(c, c->path);
+    fb_discard(c, c->path);
     free(buf);
     free(p.off);
     free(p.len);
@@ -225,8 +215,5 @@ static void run(fb_ctx *c, int rep)
 const fb_pattern fb_pat_btio = {
     .name = "btio",
     .summary = "NPB BT-IO full mode: diagonal multipartition, many small pieces per step, steps appended",
-    .opts = opts,
-    .reset = reset,
-    .check = check,
-    .run = run,
+    FB_PATTERN_RUN(opts, o, defaults, check, run),
 };

@@ -43,23 +43,15 @@ static void var_name(int v, char *buf, size_t n)
         snprintf(buf, n, "f%d", v - (int)(sizeof unk_names / sizeof unk_names[0]) + 2);
 }
 
-/* back to the defaults before each --then segment */
-static void reset(void)
+static const char *check(fb_ctx *c)
 {
-    o = defaults;
-}
-
-static int check(fb_ctx *c)
-{
-    const char *err = NULL;
+    (void)c;
     int side = o.nxb + 2 * o.guard;
     if (o.blocks < 1 || o.nxb < 1 || o.guard < 0 || o.vars < 1)
-        err = "--blocks, --nxb and --vars must be positive, --guard not negative";
-    else if ((int64_t)o.blocks * o.vars * side * side * side > ((int64_t)1 << 31))
-        err = "too much data per rank";
-    if (err && c->rank == 0)
-        fprintf(stderr, "ferry-bench flash: %s\n", err);
-    return err ? -1 : 0;
+        return "--blocks, --nxb and --vars must be positive, --guard not negative";
+    if ((int64_t)o.blocks * o.vars * side * side * side > ((int64_t)1 << 31))
+        return "too much data per rank";
+    return NULL;
 }
 
 #define SENTINEL 0x7ff4dead7ff4deadULL /* a NaN no generated value can equal */
@@ -128,8 +120,11 @@ static void die_h5(fb_ctx *c, const char *what)
     fb_die(c, "HDF5 %s failed on %s", what, c->path);
 }
 
-static void flash_io(fb_ctx *c, const flash_geom *g, uint64_t *unk, int write)
+/* Returns, after the write, where --corrupt-after-write strikes: inside the
+ * first dataset. */
+static int64_t flash_io(fb_ctx *c, const flash_geom *g, uint64_t *unk, int write)
 {
+    int64_t corrupt_off = 0;
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
@@ -163,9 +158,9 @@ static void flash_io(fb_ctx *c, const flash_geom *g, uint64_t *unk, int write)
                           : H5Dread(d, H5T_NATIVE_DOUBLE, mspace, fspace, dxpl, unk);
         if (rc < 0)
             die_h5(c, write ? "H5Dwrite" : "H5Dread");
-        if (write && v == 0) { /* where --corrupt-after-write will strike: inside the first dataset */
+        if (write && v == 0) {
             haddr_t at = H5Dget_offset(d);
-            c->corrupt_off = at == HADDR_UNDEF ? 0 : (int64_t)at + g->total_blocks * (int64_t)g->cells * 8 / 2;
+            corrupt_off = at == HADDR_UNDEF ? 0 : (int64_t)at + g->total_blocks * (int64_t)g->cells * 8 / 2;
         }
         H5Dclose(d);
     }
@@ -179,7 +174,8 @@ static void flash_io(fb_ctx *c, const flash_geom *g, uint64_t *unk, int write)
     H5Sclose(mspace);
     H5Pclose(dxpl);
     H5Pclose(fapl);
-    fb_ferry_capture(c, c->path, write);
+    fb_pass_done(c, c->path, write);
+    return corrupt_off;
 }
 
 static void run(fb_ctx *c, int rep)
@@ -200,26 +196,18 @@ static void run(fb_ctx *c, int rep)
     c->bytes_w = c->bytes_r = g.total_blocks * (int64_t)g.cells * 8 * o.vars;
 
     fb_remove(c, c->path);
-    flash_io(c, &g, unk, 1);
-    c->did_write = 1;
-    snprintf(c->corrupt_path, sizeof c->corrupt_path, "%s", c->path);
-    fb_corrupt(c);
+    fb_corrupt(c, c->path, flash_io(c, &g, unk, 1));
 
     for (size_t i = 0; i < g.elems; i++)
         unk[i] = SENTINEL;
     flash_io(c, &g, unk, 0);
-    c->did_read = 1;
     visit(c, &g, unk, 0);
-    if (!c->keep)
-        fb_remove(c, c->path);
+    fb_discard(c, c->path);
     free(unk);
 }
 
 const fb_pattern fb_pat_flash = {
     .name = "flash",
     .summary = "FLASH-IO checkpoint through parallel HDF5: 8^3-cell blocks with guard cells, one dataset per variable",
-    .opts = opts,
-    .reset = reset,
-    .check = check,
-    .run = run,
+    FB_PATTERN_RUN(opts, o, defaults, check, run),
 };

@@ -33,21 +33,13 @@ static const fb_opt opts[] = {
     {0},
 };
 
-/* back to the defaults before each --then segment */
-static void reset(void)
+static const char *check(fb_ctx *c)
 {
-    o = defaults;
-}
-
-static int check(fb_ctx *c)
-{
+    (void)c;
     /* the largest piece (pid) is passed as one int count of bytes */
-    if (o.particles < 1 || (int64_t)o.particles * 8 > 0x7fffffff) {
-        if (c->rank == 0)
-            fprintf(stderr, "ferry-bench hacc: -n must be between 1 and 268435455\n");
-        return -1;
-    }
-    return 0;
+    if (o.particles < 1 || (int64_t)o.particles * 8 > 0x7fffffff)
+        return "-n must be between 1 and 268435455";
+    return NULL;
 }
 
 typedef struct {
@@ -90,8 +82,9 @@ static void make_types(hacc_data *d, MPI_Datatype *mem, MPI_Datatype *file)
     MPI_Type_commit(file);
 }
 
-static void io(fb_ctx *c, MPI_File fh, hacc_data *d, int write)
+static void io(fb_ctx *c, MPI_File fh, int write, void *arg)
 {
+    hacc_data *d = arg;
     MPI_Status st;
     if (o.mode == MODE_STRUCT) {
         MPI_Datatype mem, file;
@@ -124,29 +117,14 @@ static void run(fb_ctx *c, int rep)
         fb_fill(d.arr[v], d.off[v], (size_t)d.len[v], seed);
     }
     c->bytes_w = c->bytes_r = total;
-    MPI_File fh;
 
     fb_remove(c, c->path);
-    fb_open_timed(c, MPI_MODE_CREATE | MPI_MODE_RDWR, &fh, FB_OPEN_W);
-    fb_phase_begin(c, FB_WRITE);
-    io(c, fh, &d, 1);
-    fb_phase_end(c, FB_WRITE);
-    fb_close_timed(c, &fh, FB_CLOSE_W);
-    c->did_write = 1;
-    fb_ferry_capture(c, c->path, 1);
-    snprintf(c->corrupt_path, sizeof c->corrupt_path, "%s", c->path);
-    c->corrupt_off = d.off[0] + d.len[0] / 2;
-    fb_corrupt(c);
+    fb_pass(c, MPI_MODE_CREATE | MPI_MODE_RDWR, 1, NULL, io, &d);
+    fb_corrupt(c, c->path, d.off[0] + d.len[0] / 2);
 
     for (int v = 0; v < NVARS; v++)
         memset(d.arr[v], 0xa5, (size_t)d.len[v]);
-    fb_open_timed(c, MPI_MODE_RDONLY, &fh, FB_OPEN_R);
-    fb_phase_begin(c, FB_READ);
-    io(c, fh, &d, 0);
-    fb_phase_end(c, FB_READ);
-    fb_close_timed(c, &fh, FB_CLOSE_R);
-    c->did_read = 1;
-    fb_ferry_capture(c, c->path, 0);
+    fb_pass(c, MPI_MODE_RDONLY, 0, NULL, io, &d);
     for (int v = 0; v < NVARS; v++) {
         char where[4200];
         snprintf(where, sizeof where, "%s (variable %s)", c->path, var_name[v]);
@@ -154,15 +132,11 @@ static void run(fb_ctx *c, int rep)
         free(d.arr[v]);
     }
     fb_check_file(c, c->path, total, seed, 1);
-    if (!c->keep)
-        fb_remove(c, c->path);
+    fb_discard(c, c->path);
 }
 
 const fb_pattern fb_pat_hacc = {
     .name = "hacc",
     .summary = "HACC-IO checkpoint: 9 variables per particle, variable-major across ranks",
-    .opts = opts,
-    .reset = reset,
-    .check = check,
-    .run = run,
+    FB_PATTERN_RUN(opts, o, defaults, check, run),
 };

@@ -48,35 +48,24 @@ static const fb_opt opts[] = {
     {0},
 };
 
-/* back to the defaults before each --then segment */
-static void reset(void)
+static const char *check(fb_ctx *c)
 {
-    o = defaults;
-}
-
-static int check(fb_ctx *c)
-{
-    const char *err = NULL;
+    (void)c;
     if (o.xfer <= 0 || o.xfer > INT_MAX)
-        err = "-t must be between 1 byte and 2 GiB";
-    else if (o.block <= 0)
-        err = "-b must be positive";
-    else if (o.segments < 1)
-        err = "-s must be at least 1";
-    else if (o.coll && o.api == API_POSIX)
-        err = "-c needs -a mpiio";
-    else if (o.overlap_ms && (!o.coll || o.fpp))
-        err = "--overlap-ms needs -c on a shared file";
-    else if (o.reorder_by < 1)
-        err = "-Q must be at least 1";
-    if (err) {
-        if (c->rank == 0)
-            fprintf(stderr, "ferry-bench ior: %s\n", err);
-        return -1;
-    }
+        return "-t must be between 1 byte and 2 GiB";
+    if (o.block <= 0)
+        return "-b must be positive";
+    if (o.segments < 1)
+        return "-s must be at least 1";
+    if (o.coll && o.api == API_POSIX)
+        return "-c needs -a mpiio";
+    if (o.overlap_ms && (!o.coll || o.fpp))
+        return "--overlap-ms needs -c on a shared file";
+    if (o.reorder_by < 1)
+        return "-Q must be at least 1";
     if (!o.w && !o.r)
         o.w = o.r = 1;
-    return 0;
+    return NULL;
 }
 
 /* One open file, through either interface. */
@@ -198,6 +187,27 @@ static void transfers(fb_ctx *c, ior_file *f, const char *path, int write, unsig
     fb_overlap_report(c, write ? "write" : "read", t[0], t[1], MPI_Wtime() - t0);
 }
 
+/* One timed pass over path: open, the transfers of owner's data (writing:
+ * and the -e sync), close. */
+static void ior_pass(fb_ctx *c, const char *path, int write, unsigned char *buf, int owner)
+{
+    ior_file f;
+    fb_phase_begin(c, write ? FB_OPEN_W : FB_OPEN_R);
+    do_open(c, &f, path, write);
+    fb_phase_end(c, write ? FB_OPEN_W : FB_OPEN_R);
+    fb_phase_begin(c, write ? FB_WRITE : FB_READ);
+    transfers(c, &f, path, write, buf, owner);
+    if (write && o.fsync) {
+        if (o.api == API_POSIX ? fsync(f.fd) != 0 : MPI_File_sync(f.fh) != MPI_SUCCESS)
+            fb_die(c, "sync(%s) failed", path);
+    }
+    fb_phase_end(c, write ? FB_WRITE : FB_READ);
+    fb_phase_begin(c, write ? FB_CLOSE_W : FB_CLOSE_R);
+    do_close(c, &f, path);
+    fb_phase_end(c, write ? FB_CLOSE_W : FB_CLOSE_R);
+    fb_pass_done(c, path, write);
+}
+
 static void run(fb_ctx *c, int rep)
 {
     int src = o.reorder ? (int)((c->rank + (int64_t)o.reorder_by) % c->size) : c->rank;
@@ -206,7 +216,6 @@ static void run(fb_ctx *c, int rep)
     file_name(c, src, rpath, sizeof rpath);
     int64_t per_rank = o.block * o.segments;
     unsigned char *buf = fb_alloc(c, (size_t)per_rank);
-    ior_file f;
     c->bytes_w = c->bytes_r = per_rank * c->size;
 
     if (o.w) {
@@ -218,38 +227,14 @@ static void run(fb_ctx *c, int rep)
             MPI_Barrier(MPI_COMM_WORLD);
         } else
             fb_remove(c, wpath);
-        fb_phase_begin(c, FB_OPEN_W);
-        do_open(c, &f, wpath, 1);
-        fb_phase_end(c, FB_OPEN_W);
-        fb_phase_begin(c, FB_WRITE);
-        transfers(c, &f, wpath, 1, buf, c->rank);
-        if (o.fsync) {
-            if (o.api == API_POSIX ? fsync(f.fd) != 0 : MPI_File_sync(f.fh) != MPI_SUCCESS)
-                fb_die(c, "sync(%s) failed", wpath);
-        }
-        fb_phase_end(c, FB_WRITE);
-        fb_phase_begin(c, FB_CLOSE_W);
-        do_close(c, &f, wpath);
-        fb_phase_end(c, FB_CLOSE_W);
-        c->did_write = 1;
-        fb_ferry_capture(c, wpath, 1);
-        file_name(c, 0, c->corrupt_path, sizeof c->corrupt_path);
-        c->corrupt_off = offset(c, 0, 0, o.block / 2);
-        fb_corrupt(c);
+        ior_pass(c, wpath, 1, buf, c->rank);
+        char first[4200]; /* rank 0's file, where --corrupt-after-write strikes */
+        file_name(c, 0, first, sizeof first);
+        fb_corrupt(c, first, offset(c, 0, 0, o.block / 2));
     }
     if (o.r) {
         memset(buf, 0xa5, (size_t)per_rank); /* nothing of the written data survives in memory */
-        fb_phase_begin(c, FB_OPEN_R);
-        do_open(c, &f, rpath, 0);
-        fb_phase_end(c, FB_OPEN_R);
-        fb_phase_begin(c, FB_READ);
-        transfers(c, &f, rpath, 0, buf, src);
-        fb_phase_end(c, FB_READ);
-        fb_phase_begin(c, FB_CLOSE_R);
-        do_close(c, &f, rpath);
-        fb_phase_end(c, FB_CLOSE_R);
-        c->did_read = 1;
-        fb_ferry_capture(c, rpath, 0);
+        ior_pass(c, rpath, 0, buf, src);
         uint64_t seed = fb_seed("ior", rep, o.fpp ? src : 0);
         for (int s = 0; s < o.segments; s++)
             fb_check(&c->v, buf + s * o.block, offset(c, src, s, 0), (size_t)o.block, seed, rpath);
@@ -271,8 +256,5 @@ static void run(fb_ctx *c, int rep)
 const fb_pattern fb_pat_ior = {
     .name = "ior",
     .summary = "IOR: segmented N:1 or file-per-process, POSIX or MPI-IO (independent or collective)",
-    .opts = opts,
-    .reset = reset,
-    .check = check,
-    .run = run,
+    FB_PATTERN_RUN(opts, o, defaults, check, run),
 };

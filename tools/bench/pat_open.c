@@ -23,19 +23,11 @@ static const fb_opt opts[] = {
     {0},
 };
 
-static void reset(void)
+static const char *check(fb_ctx *c)
 {
-    o = defaults;
-}
-
-static int check(fb_ctx *c)
-{
-    const char *err = o.pairs < 1 ? "-n must be at least 1"
-                    : c->corrupt ? "--corrupt-after-write: open writes and reads no data"
-                    : NULL;
-    if (err && c->rank == 0)
-        fprintf(stderr, "ferry-bench open: %s\n", err);
-    return err ? -1 : 0;
+    return o.pairs < 1  ? "-n must be at least 1"
+           : c->corrupt ? "--corrupt-after-write: open writes and reads no data"
+                        : NULL;
 }
 
 static void run(fb_ctx *c, int rep)
@@ -61,18 +53,13 @@ static void run(fb_ctx *c, int rep)
     }
     c->t_local[FB_OPEN_W] = opening;
     c->t_local[FB_CLOSE_W] = closing;
-    c->did_write = 1;
-    fb_ferry_capture(c, c->path, 1);
-    if (!c->keep)
-        fb_remove(c, c->path);
+    fb_pass_done(c, c->path, 1);
+    fb_discard(c, c->path);
 }
 
 const fb_pattern fb_pat_open = {
     .name = "open",
     .summary = "open and close one shared file -n times (the cost HDF5 and many-file workloads pay); no I/O",
-    .opts = opts,
-    .reset = reset,
-    .check = check,
-    .run = run,
+    FB_PATTERN_RUN(opts, o, defaults, check, run),
     .no_data = "open",
 };

@@ -26,20 +26,13 @@ static const fb_opt opts[] = {
     {0},
 };
 
-static void reset(void)
+static const char *check(fb_ctx *c)
 {
-    o = defaults;
-}
-
-static int check(fb_ctx *c)
-{
-    const char *err = o.rec < 16 ? "-t must be at least 16 bytes (a record names its writer and number)"
-                    : o.rec > (1 << 20) ? "-t must be at most 1 MiB"
-                    : o.records < 1 ? "-n must be at least 1"
-                    : NULL;
-    if (err && c->rank == 0)
-        fprintf(stderr, "ferry-bench shared: %s\n", err);
-    return err ? -1 : 0;
+    (void)c;
+    return o.rec < 16          ? "-t must be at least 16 bytes (a record names its writer and number)"
+           : o.rec > (1 << 20) ? "-t must be at most 1 MiB"
+           : o.records < 1     ? "-n must be at least 1"
+                               : NULL;
 }
 
 /* A record's bytes: writer and number, then what they seed. */
@@ -50,41 +43,40 @@ static void make(unsigned char *r, int rep, int64_t writer, int64_t k)
     fb_fill(r + 16, k * o.rec + 16, (size_t)o.rec - 16, fb_seed("shared", rep, writer));
 }
 
+typedef struct {
+    unsigned char *buf; /* the records written one at a time, or all read back */
+    int rep;
+} shared_pass;
+
+/* This rank's records through the shared file pointer. */
+static void records(fb_ctx *c, MPI_File fh, int write, void *arg)
+{
+    shared_pass *p = arg;
+    MPI_Status st;
+    for (int k = 0; k < o.records; k++) {
+        if (write) {
+            make(p->buf, p->rep, c->rank, k);
+            fb_mpi_check(c, MPI_File_write_shared(fh, p->buf, (int)o.rec, MPI_BYTE, &st), "MPI_File_write_shared",
+                         c->path);
+        } else
+            fb_mpi_check(c, MPI_File_read_shared(fh, p->buf + k * o.rec, (int)o.rec, MPI_BYTE, &st),
+                         "MPI_File_read_shared", c->path);
+        fb_check_count(c, &st, MPI_BYTE, o.rec, write ? "a shared write" : "a shared read");
+    }
+}
+
 static void run(fb_ctx *c, int rep)
 {
-    MPI_File fh;
-    MPI_Status st;
     unsigned char *buf = fb_alloc(c, (size_t)o.rec * o.records);
+    shared_pass pass = {buf, rep};
     c->bytes_w = c->bytes_r = o.rec * o.records * (int64_t)c->size;
     fb_remove(c, c->path);
 
-    fb_open_timed(c, MPI_MODE_CREATE | MPI_MODE_WRONLY, &fh, FB_OPEN_W);
-    fb_phase_begin(c, FB_WRITE);
-    for (int k = 0; k < o.records; k++) {
-        make(buf, rep, c->rank, k);
-        fb_mpi_check(c, MPI_File_write_shared(fh, buf, (int)o.rec, MPI_BYTE, &st), "MPI_File_write_shared", c->path);
-        fb_check_count(c, &st, MPI_BYTE, o.rec, "a shared write");
-    }
-    fb_phase_end(c, FB_WRITE);
-    fb_close_timed(c, &fh, FB_CLOSE_W);
-    c->did_write = 1;
-    fb_ferry_capture(c, c->path, 1);
-    snprintf(c->corrupt_path, sizeof c->corrupt_path, "%s", c->path);
-    c->corrupt_off = o.rec / 2 + 8;
-    fb_corrupt(c);
+    fb_pass(c, MPI_MODE_CREATE | MPI_MODE_WRONLY, 1, NULL, records, &pass);
+    fb_corrupt(c, c->path, o.rec / 2 + 8);
 
     memset(buf, 0xa5, (size_t)o.rec * o.records);
-    fb_open_timed(c, MPI_MODE_RDONLY, &fh, FB_OPEN_R);
-    fb_phase_begin(c, FB_READ);
-    for (int k = 0; k < o.records; k++) {
-        fb_mpi_check(c, MPI_File_read_shared(fh, buf + k * o.rec, (int)o.rec, MPI_BYTE, &st), "MPI_File_read_shared",
-                     c->path);
-        fb_check_count(c, &st, MPI_BYTE, o.rec, "a shared read");
-    }
-    fb_phase_end(c, FB_READ);
-    fb_close_timed(c, &fh, FB_CLOSE_R);
-    c->did_read = 1;
-    fb_ferry_capture(c, c->path, 0);
+    fb_pass(c, MPI_MODE_RDONLY, 0, NULL, records, &pass);
 
     /* each record against what its header says it is; the headers to rank 0 */
     int64_t *ids = malloc(sizeof *ids * 2 * (size_t)o.records);
@@ -124,8 +116,7 @@ static void run(fb_ctx *c, int rep)
     free(all);
     free(ids);
     free(want);
-    if (!c->keep)
-        fb_remove(c, c->path);
+    fb_discard(c, c->path);
     free(buf);
 }
 
@@ -133,8 +124,5 @@ const fb_pattern fb_pat_shared = {
     .name = "shared",
     .summary = "records appended through the shared file pointer (write_shared), read back with read_shared; "
                "every record checked, each exactly once",
-    .opts = opts,
-    .reset = reset,
-    .check = check,
-    .run = run,
+    FB_PATTERN_RUN(opts, o, defaults, check, run),
 };

@@ -22,19 +22,11 @@ static const fb_opt opts[] = {
     {0},
 };
 
-static void reset(void)
+static const char *check(fb_ctx *c)
 {
-    o = defaults;
-}
-
-static int check(fb_ctx *c)
-{
-    const char *err = o.rounds < 1 ? "-n must be at least 1"
-                    : c->corrupt ? "--corrupt-after-write: size reads no data back"
-                    : NULL;
-    if (err && c->rank == 0)
-        fprintf(stderr, "ferry-bench size: %s\n", err);
-    return err ? -1 : 0;
+    return o.rounds < 1 ? "-n must be at least 1"
+           : c->corrupt ? "--corrupt-after-write: size reads no data back"
+                        : NULL;
 }
 
 enum { REC = 100, BASE = 4096 };
@@ -51,16 +43,12 @@ static void expect(fb_ctx *c, MPI_File fh, int64_t want)
     fb_check_bytes(&c->v, got, w, 0, 8, "the size MPI_File_get_size gives");
 }
 
-static void run(fb_ctx *c, int rep)
+/* The rounds, all in the write phase. */
+static void rounds(fb_ctx *c, MPI_File fh, int write, void *arg)
 {
-    MPI_File fh;
+    (void)write;
+    const unsigned char *rec = arg;
     MPI_Status st;
-    unsigned char rec[REC];
-    fb_fill(rec, 0, REC, fb_seed("size", rep, 0));
-    fb_remove(c, c->path);
-    c->bytes_w = c->bytes_r = 0;
-    fb_open_timed(c, MPI_MODE_CREATE | MPI_MODE_RDWR, &fh, FB_OPEN_W);
-    fb_phase_begin(c, FB_WRITE);
     for (int r = 0; r < o.rounds; r++) {
         int64_t size = BASE + (int64_t)r * REC;
         fb_mpi_check(c, MPI_File_set_size(fh, size), "MPI_File_set_size", c->path);
@@ -77,21 +65,23 @@ static void run(fb_ctx *c, int rep)
         fb_mpi_check(c, MPI_File_preallocate(fh, 3 * size), "MPI_File_preallocate", c->path);
         expect(c, fh, 3 * size);
     }
-    fb_phase_end(c, FB_WRITE);
-    fb_close_timed(c, &fh, FB_CLOSE_W);
-    c->did_write = c->did_read = 1;
-    fb_ferry_capture(c, c->path, 1);
-    if (!c->keep)
-        fb_remove(c, c->path);
+}
+
+static void run(fb_ctx *c, int rep)
+{
+    unsigned char rec[REC];
+    fb_fill(rec, 0, REC, fb_seed("size", rep, 0));
+    fb_remove(c, c->path);
+    c->bytes_w = c->bytes_r = 0;
+    fb_pass(c, MPI_MODE_CREATE | MPI_MODE_RDWR, 1, NULL, rounds, rec);
+    c->did_read = 1; /* its checks of get_size are its read-back */
+    fb_discard(c, c->path);
 }
 
 const fb_pattern fb_pat_size = {
     .name = "size",
     .summary = "set_size, preallocate and an append past the end, each followed by get_size on every rank "
                "(checked); no bulk I/O",
-    .opts = opts,
-    .reset = reset,
-    .check = check,
-    .run = run,
+    FB_PATTERN_RUN(opts, o, defaults, check, run),
     .no_data = "size",
 };

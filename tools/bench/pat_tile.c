@@ -6,7 +6,6 @@
  */
 #include "bench.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,33 +25,23 @@ static const fb_opt opts[] = {
     {0},
 };
 
-/* back to the defaults before each --then segment */
-static void reset(void)
+static const char *check(fb_ctx *c)
 {
-    o = defaults;
-}
-
-static int check(fb_ctx *c)
-{
-    if (!o.tiles_x && !o.tiles_y) { /* the squarest grid: tiles_y the largest divisor <= sqrt(P) */
-        for (o.tiles_y = (int)sqrt((double)c->size); c->size % o.tiles_y; o.tiles_y--)
-            ;
+    if (!o.tiles_x && !o.tiles_y) { /* the squarest grid */
+        o.tiles_y = fb_squarest(c->size);
         o.tiles_x = c->size / o.tiles_y;
     } else if (!o.tiles_x && c->size % o.tiles_y == 0)
         o.tiles_x = c->size / o.tiles_y;
     else if (!o.tiles_y && c->size % o.tiles_x == 0)
         o.tiles_y = c->size / o.tiles_x;
-    const char *err = NULL;
     if ((int64_t)o.tiles_x * o.tiles_y != c->size)
-        err = "the tile grid must have one tile per rank (nr-tiles-x * nr-tiles-y = ranks)";
-    else if (o.sz_x < 1 || o.sz_y < 1 || o.elem < 1 || o.elem > 1 << 20)
-        err = "tile sizes must be positive and elements at most 1 MiB";
-    else if ((int64_t)o.sz_x * o.sz_y > 0x7fffffff || (int64_t)o.sz_x * o.tiles_x > 0x7fffffff ||
-             (int64_t)o.sz_y * o.tiles_y > 0x7fffffff)
-        err = "the array is too large for int counts";
-    if (err && c->rank == 0)
-        fprintf(stderr, "ferry-bench tile: %s\n", err);
-    return err ? -1 : 0;
+        return "the tile grid must have one tile per rank (nr-tiles-x * nr-tiles-y = ranks)";
+    if (o.sz_x < 1 || o.sz_y < 1 || o.elem < 1 || o.elem > 1 << 20)
+        return "tile sizes must be positive and elements at most 1 MiB";
+    if ((int64_t)o.sz_x * o.sz_y > 0x7fffffff || (int64_t)o.sz_x * o.tiles_x > 0x7fffffff ||
+        (int64_t)o.sz_y * o.tiles_y > 0x7fffffff)
+        return "the array is too large for int counts";
+    return NULL;
 }
 
 /* Each tile row is one contiguous run of the file. */
@@ -63,8 +52,17 @@ static int64_t row_offset(fb_ctx *c, int row)
     return (((int64_t)ty * o.sz_y + row) * cols + (int64_t)tx * o.sz_x) * o.elem;
 }
 
-static void set_view(fb_ctx *c, MPI_File fh, MPI_Datatype *elem, MPI_Datatype *file)
+typedef struct {
+    void *buf;
+    MPI_Datatype elem, file; /* made by set_view; freed after the pass */
+} tile_pass;
+
+/* Part of opening, as in MPI-Tile-IO. */
+static void set_view(fb_ctx *c, MPI_File fh, int write, void *arg)
 {
+    (void)write;
+    tile_pass *p = arg;
+    MPI_Datatype *elem = &p->elem, *file = &p->file;
     int sizes[2] = {o.tiles_y * o.sz_y, o.tiles_x * o.sz_x}, sub[2] = {o.sz_y, o.sz_x};
     int starts[2] = {(c->rank / o.tiles_x) * o.sz_y, (c->rank % o.tiles_x) * o.sz_x};
     MPI_Type_contiguous((int)o.elem, MPI_BYTE, elem);
@@ -74,26 +72,22 @@ static void set_view(fb_ctx *c, MPI_File fh, MPI_Datatype *elem, MPI_Datatype *f
     fb_mpi_check(c, MPI_File_set_view(fh, 0, *elem, *file, "native", MPI_INFO_NULL), "MPI_File_set_view", c->path);
 }
 
+static void move(fb_ctx *c, MPI_File fh, int write, void *arg)
+{
+    tile_pass *p = arg;
+    MPI_Status st;
+    int n = o.sz_x * o.sz_y;
+    int rc = write ? MPI_File_write_all(fh, p->buf, n, p->elem, &st) : MPI_File_read_all(fh, p->buf, n, p->elem, &st);
+    fb_mpi_check(c, rc, write ? "MPI_File_write_all" : "MPI_File_read_all", c->path);
+    fb_check_count(c, &st, p->elem, n, write ? "the tile write" : "the tile read");
+}
+
 static void tile_io(fb_ctx *c, int write, void *buf)
 {
-    MPI_File fh;
-    MPI_Datatype elem, file;
-    MPI_Status st;
-    int amode = write ? MPI_MODE_CREATE | MPI_MODE_RDWR : MPI_MODE_RDONLY;
-    fb_phase_begin(c, write ? FB_OPEN_W : FB_OPEN_R);
-    fb_mpi_check(c, MPI_File_open(MPI_COMM_WORLD, c->path, amode, MPI_INFO_NULL, &fh), "MPI_File_open", c->path);
-    set_view(c, fh, &elem, &file); /* part of opening, as in MPI-Tile-IO */
-    fb_phase_end(c, write ? FB_OPEN_W : FB_OPEN_R);
-    fb_phase_begin(c, write ? FB_WRITE : FB_READ);
-    int n = o.sz_x * o.sz_y;
-    int rc = write ? MPI_File_write_all(fh, buf, n, elem, &st) : MPI_File_read_all(fh, buf, n, elem, &st);
-    fb_mpi_check(c, rc, write ? "MPI_File_write_all" : "MPI_File_read_all", c->path);
-    fb_check_count(c, &st, elem, n, write ? "the tile write" : "the tile read");
-    fb_phase_end(c, write ? FB_WRITE : FB_READ);
-    fb_close_timed(c, &fh, write ? FB_CLOSE_W : FB_CLOSE_R);
-    MPI_Type_free(&file);
-    MPI_Type_free(&elem);
-    fb_ferry_capture(c, c->path, write);
+    tile_pass p = {.buf = buf};
+    fb_pass(c, write ? MPI_MODE_CREATE | MPI_MODE_RDWR : MPI_MODE_RDONLY, write, set_view, move, &p);
+    MPI_Type_free(&p.file);
+    MPI_Type_free(&p.elem);
 }
 
 static void run(fb_ctx *c, int rep)
@@ -107,27 +101,19 @@ static void run(fb_ctx *c, int rep)
 
     fb_remove(c, c->path);
     tile_io(c, 1, buf);
-    c->did_write = 1;
-    snprintf(c->corrupt_path, sizeof c->corrupt_path, "%s", c->path);
-    c->corrupt_off = (int64_t)row / 2; /* rank 0's tile starts the file */
-    fb_corrupt(c);
+    fb_corrupt(c, c->path, (int64_t)row / 2); /* rank 0's tile starts the file */
 
     memset(buf, 0xa5, row * (size_t)o.sz_y);
     tile_io(c, 0, buf);
-    c->did_read = 1;
     for (int r = 0; r < o.sz_y; r++)
         fb_check(&c->v, buf + r * row, row_offset(c, r), row, seed, c->path);
     fb_check_file(c, c->path, c->bytes_w, seed, 1);
-    if (!c->keep)
-        fb_remove(c, c->path);
+    fb_discard(c, c->path);
     free(buf);
 }
 
 const fb_pattern fb_pat_tile = {
     .name = "tile",
     .summary = "MPI-Tile-IO: one 2-D tile per rank through a subarray view, collective",
-    .opts = opts,
-    .reset = reset,
-    .check = check,
-    .run = run,
+    FB_PATTERN_RUN(opts, o, defaults, check, run),
 };

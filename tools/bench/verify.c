@@ -168,22 +168,22 @@ void fb_check_file(fb_ctx *c, const char *path, int64_t size, uint64_t seed, int
     close(fd);
 }
 
-void fb_corrupt(fb_ctx *c)
+void fb_corrupt(fb_ctx *c, const char *path, int64_t off)
 {
     if (!c->corrupt)
         return;
     if (c->rank == 0) {
-        int fd = open(c->corrupt_path, O_RDWR);
+        int fd = open(path, O_RDWR);
         unsigned char b;
-        if (fd < 0 || pread(fd, &b, 1, c->corrupt_off) != 1)
-            fb_die(c, "--corrupt-after-write: cannot read offset %lld of %s: %s", (long long)c->corrupt_off,
-                   c->corrupt_path, strerror(errno));
+        if (fd < 0 || pread(fd, &b, 1, off) != 1)
+            fb_die(c, "--corrupt-after-write: cannot read offset %lld of %s: %s", (long long)off, path,
+                   strerror(errno));
         b ^= 0xff;
-        if (pwrite(fd, &b, 1, c->corrupt_off) != 1 || fsync(fd) != 0)
-            fb_die(c, "--corrupt-after-write: cannot write %s: %s", c->corrupt_path, strerror(errno));
+        if (pwrite(fd, &b, 1, off) != 1 || fsync(fd) != 0)
+            fb_die(c, "--corrupt-after-write: cannot write %s: %s", path, strerror(errno));
         close(fd);
-        fprintf(stderr, "ferry-bench: --corrupt-after-write: flipped the byte at offset %lld of %s\n",
-                (long long)c->corrupt_off, c->corrupt_path);
+        fprintf(stderr, "ferry-bench: --corrupt-after-write: flipped the byte at offset %lld of %s\n", (long long)off,
+                path);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -194,4 +194,10 @@ void fb_remove(fb_ctx *c, const char *path)
     if (c->rank == 0 && unlink(path) != 0 && errno != ENOENT)
         fprintf(stderr, "ferry-bench: cannot remove %s: %s\n", path, strerror(errno));
     MPI_Barrier(MPI_COMM_WORLD);
+}
+
+void fb_discard(fb_ctx *c, const char *path)
+{
+    if (!c->keep)
+        fb_remove(c, path);
 }
