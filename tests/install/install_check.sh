@@ -32,8 +32,9 @@ fi
 [ ${#others[@]} -gt 0 ] || echo "note: no other build beside $build: one flavor installed"
 for f in "${flavor}" "${others[@]}"; do
   for p in "$f/lib/libferry.so" "$f/bin/ferry-bench" "$f/bin/ferry-tune" "$f/bin/ferry-topo" "$f/bin/ferry-run" \
-    "$f/bin/ferry-decouple-bench" "$f/share/ferry/ferry_topo_plot.py" "bin/ferry-bench.$f" "include/ferry.h" \
-    "share/man/man7/ferry.7" "share/man/man1/ferry-tune.1" "share/doc/ferry/LICENSE"; do
+    "$f/bin/ferry-decouple-bench" "$f/share/ferry/ferry_topo_plot.py" "$f/share/ferry/ferry_plot_setup.py" \
+    "bin/ferry-bench.$f" "include/ferry.h" "share/man/man7/ferry.7" "share/man/man1/ferry-tune.1" \
+    "share/doc/ferry/LICENSE"; do
     [ -e "$prefix/$p" ] || no "$p is not installed"
   done
   pc=$(find "$prefix" -name "ferry-$f.pc")

@@ -97,6 +97,23 @@ static int libferry_path(char *buf, size_t len)
     return ferry_beside_exe("../lib/libferry.so.0", buf, len) && access(buf, R_OK) == 0 ? 0 : -1;
 }
 
+/* Sets name=value in every rank, in the launcher's words: Open MPI's
+ * "-x name=value" (written into kv, which lives as long as cmd), MPICH's
+ * "-genv name value". Returns the new count of cmd's words. */
+static int env_arg(char **cmd, int n, int ompi, const char *name, const char *value, char *kv, size_t kvlen)
+{
+    if (ompi) {
+        snprintf(kv, kvlen, "%s=%s", name, value);
+        cmd[n++] = "-x";
+        cmd[n++] = kv;
+    } else {
+        cmd[n++] = "-genv";
+        cmd[n++] = (char *)name;
+        cmd[n++] = (char *)value;
+    }
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     const char *mpiexec = getenv("FERRY_MPIEXEC");
@@ -210,7 +227,7 @@ int main(int argc, char **argv)
 
     char **cmd = calloc((size_t)(argc + 40), sizeof *cmd);
     int n = 0;
-    char total[32], dps[64], rpn[64], xpre[sizeof pre + 16];
+    char total[32], dps[32], rpn[32], xdps[64], xserve[64], xrpn[64], xpre[sizeof pre + 16];
     snprintf(total, sizeof total, "%ld", np + dp);
     cmd[n++] = (char *)mpiexec;
     cmd[n++] = "-n";
@@ -220,61 +237,27 @@ int main(int argc, char **argv)
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         if (!hostfile && !hosts && !oversub && np + dp > cores)
             cmd[n++] = "--oversubscribe";
-        if (hostfile) {
-            cmd[n++] = "--hostfile";
-            cmd[n++] = (char *)hostfile;
-        }
-        if (survive)
-            cmd[n++] = "--enable-recovery";
-        snprintf(dps, sizeof dps, "FERRY_DATA_PROCS=%ld", dp);
-        cmd[n++] = "-x";
-        cmd[n++] = dps;
-        if (serve) {
-            cmd[n++] = "-x";
-            cmd[n++] = "FERRY_DECOUPLE_SERVE=init";
-        }
-        if (ppn > 0) {
-            snprintf(rpn, sizeof rpn, "FERRY_RANKS_PER_NODE=%ld", ppn);
-            cmd[n++] = "-x";
-            cmd[n++] = rpn;
-        }
-        if (pre[0]) {
-            snprintf(xpre, sizeof xpre, "LD_PRELOAD=%s", pre);
-            cmd[n++] = "-x";
-            cmd[n++] = xpre;
-        }
         if (geteuid() == 0) {
             setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
             setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
         }
-    } else {
-        if (hostfile) {
-            cmd[n++] = "-f";
-            cmd[n++] = (char *)hostfile;
-        }
-        if (survive)
-            cmd[n++] = "-disable-auto-cleanup";
-        snprintf(dps, sizeof dps, "%ld", dp);
-        cmd[n++] = "-genv";
-        cmd[n++] = "FERRY_DATA_PROCS";
-        cmd[n++] = dps;
-        if (serve) {
-            cmd[n++] = "-genv";
-            cmd[n++] = "FERRY_DECOUPLE_SERVE";
-            cmd[n++] = "init";
-        }
-        if (ppn > 0) {
-            snprintf(rpn, sizeof rpn, "%ld", ppn);
-            cmd[n++] = "-genv";
-            cmd[n++] = "FERRY_RANKS_PER_NODE";
-            cmd[n++] = rpn;
-        }
-        if (pre[0]) {
-            cmd[n++] = "-genv";
-            cmd[n++] = "LD_PRELOAD";
-            cmd[n++] = pre;
-        }
     }
+    if (hostfile) {
+        cmd[n++] = ompi ? "--hostfile" : "-f";
+        cmd[n++] = (char *)hostfile;
+    }
+    if (survive)
+        cmd[n++] = ompi ? "--enable-recovery" : "-disable-auto-cleanup";
+    snprintf(dps, sizeof dps, "%ld", dp);
+    n = env_arg(cmd, n, ompi, "FERRY_DATA_PROCS", dps, xdps, sizeof xdps);
+    if (serve)
+        n = env_arg(cmd, n, ompi, "FERRY_DECOUPLE_SERVE", "init", xserve, sizeof xserve);
+    if (ppn > 0) {
+        snprintf(rpn, sizeof rpn, "%ld", ppn);
+        n = env_arg(cmd, n, ompi, "FERRY_RANKS_PER_NODE", rpn, xrpn, sizeof xrpn);
+    }
+    if (pre[0])
+        n = env_arg(cmd, n, ompi, "LD_PRELOAD", pre, xpre, sizeof xpre);
     for (int i = 0; i < npass; i++)
         cmd[n++] = pass[i];
     for (int i = prog; i < argc; i++)

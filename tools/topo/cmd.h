@@ -20,8 +20,11 @@ int cmd_advise(int argc, char **argv);
 ferry_topo_machine *cmd_machine(const topo_opts *o);
 void cmd_scen_cfg(const topo_opts *o, const ferry_topo_machine *m, scen_cfg *c);
 /* Parses options for a subcommand; prints the error. Returns 0 or 2; with
- * --help, prints the command's usage and exits 0. */
-int cmd_opts(int argc, char **argv, topo_opts *o);
+ * --help, prints the command's usage and exits 0. operands: CMD_NO_OPERANDS
+ * refuses any (the command takes none), CMD_OPERANDS leaves them to the
+ * command. */
+enum { CMD_NO_OPERANDS, CMD_OPERANDS };
+int cmd_opts(int argc, char **argv, topo_opts *o, int operands);
 /* The usage of one command (ferry_topo.c), or of all for an unknown one. */
 void topo_usage_of(const char *cmd, FILE *o);
 

@@ -58,12 +58,8 @@ static double imbalance(const io_row *d, const char **what, const char **unit) {
 
 int cmd_advise(int argc, char **argv) {
   topo_opts o;
-  int rc = cmd_opts(argc, argv, &o);
+  int rc = cmd_opts(argc, argv, &o, CMD_NO_OPERANDS);
   if (rc) return rc;
-  if (o.npositional) {
-    fprintf(stderr, "ferry-topo advise: unexpected argument '%s'\n", o.positional[0]);
-    return 2;
-  }
   io_setup s;
   if (io_setup_make(&o, "advise", &s)) return 1;
   s.cfg.simulate = o.simulate;

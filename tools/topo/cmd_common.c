@@ -6,7 +6,7 @@
 #include "cmd.h"
 #include "util/size.h"
 
-int cmd_opts(int argc, char **argv, topo_opts *o) {
+int cmd_opts(int argc, char **argv, topo_opts *o, int operands) {
   char err[256];
   opts_defaults(o);
   if (opts_parse(argc, argv, 2, o, err, sizeof err)) {
@@ -20,6 +20,10 @@ int cmd_opts(int argc, char **argv, topo_opts *o) {
   if (!o->bytes_is_size && strcmp(argv[1], "simulate") && strcmp(argv[1], "advise")) {
     fprintf(stderr, "ferry-topo %s: %s takes a size here; spreads and runs (%s) are for simulate and advise\n",
             argv[1], o->bytes_opt, o->bytes_text);
+    return 2;
+  }
+  if (!operands && o->npositional) {
+    fprintf(stderr, "ferry-topo %s: unexpected argument '%s'\n", argv[1], o->positional[0]);
     return 2;
   }
   return 0;

@@ -11,13 +11,9 @@
 int cmd_compare(int argc, char **argv)
 {
     topo_opts o;
-    int rc = cmd_opts(argc, argv, &o);
+    int rc = cmd_opts(argc, argv, &o, CMD_NO_OPERANDS);
     if (rc)
         return rc;
-    if (o.npositional) {
-        fprintf(stderr, "ferry-topo compare: unexpected argument '%s'\n", o.positional[0]);
-        return 2;
-    }
     ferry_topo_machine *m = cmd_machine(&o);
     if (!m)
         return 1;

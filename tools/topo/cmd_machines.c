@@ -19,7 +19,7 @@ static const char *kind_name(ferry_topo_kind k) {
 int cmd_machines(int argc, char **argv)
 {
     topo_opts o;
-    int rc = cmd_opts(argc, argv, &o);
+    int rc = cmd_opts(argc, argv, &o, CMD_OPERANDS);
     if (rc)
         return rc;
     const ferry_topo_preset *p;

@@ -192,7 +192,7 @@ static int run_python(const char *script, const char *data, const char *dir) {
 
 int cmd_plot(int argc, char **argv) {
   topo_opts o;
-  int rc = cmd_opts(argc, argv, &o);
+  int rc = cmd_opts(argc, argv, &o, CMD_OPERANDS);
   if (rc) return rc;
   ferry_topo_machine *m = cmd_machine(&o);
   if (!m) return 1;

@@ -68,7 +68,7 @@ static int merge_messages(const ferry_topo_machine *m, const trace_t *tr, int pp
 
 int cmd_replay(int argc, char **argv) {
   topo_opts o;
-  int rc = cmd_opts(argc, argv, &o);
+  int rc = cmd_opts(argc, argv, &o, CMD_OPERANDS);
   if (rc) return rc;
   if (o.npositional != 1) {
     fprintf(stderr, "ferry-topo replay: give one trace file (RUN.json)\n");

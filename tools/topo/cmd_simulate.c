@@ -65,12 +65,8 @@ static const char *unknown_row(const char *list) {
 
 int cmd_simulate(int argc, char **argv) {
   topo_opts o;
-  int rc = cmd_opts(argc, argv, &o);
+  int rc = cmd_opts(argc, argv, &o, CMD_NO_OPERANDS);
   if (rc) return rc;
-  if (o.npositional) {
-    fprintf(stderr, "ferry-topo simulate: unexpected argument '%s'\n", o.positional[0]);
-    return 2;
-  }
   if (o.coalesce || o.split) {
     fprintf(stderr, "ferry-topo simulate: %s: the rows say how each node's writes travel (route-aware-coalesced, "
             "ferry-forward, node-request)\n", o.coalesce ? "--coalesce" : "--split-messages");

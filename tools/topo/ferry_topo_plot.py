@@ -10,24 +10,16 @@ import json
 import os
 import sys
 
-try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib import cm, colors
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
-    import numpy as np
-except ImportError:
-    # A python3 first on PATH (pyenv, venv) may lack the distribution's
-    # matplotlib; the system interpreter usually has it.
-    system = "/usr/bin/python3"
-    if os.path.exists(system) and os.path.realpath(sys.executable) != os.path.realpath(system) \
-            and not os.environ.get("FERRY_TOPO_PLOT_REEXEC"):
-        os.environ["FERRY_TOPO_PLOT_REEXEC"] = "1"
-        os.execv(system, [system] + sys.argv)
-    sys.stderr.write("ferry_topo_plot.py: needs matplotlib and numpy "
-                     "(apt-get install python3-matplotlib python3-numpy)\n")
-    sys.exit(3)
+# the shared set-up: beside this script once installed, in tools/ in the source tree
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here if os.path.exists(os.path.join(here, "ferry_plot_setup.py")) else os.path.dirname(here))
+import ferry_plot_setup  # noqa: E402
+
+ferry_plot_setup.need("ferry_topo_plot.py", ["numpy"])
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import cm, colors  # noqa: E402
+from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
+import numpy as np  # noqa: E402
 
 MIB = 1048576.0
 

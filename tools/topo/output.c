@@ -27,6 +27,23 @@ static row_units units_of(const scen_row *r) {
   return u;
 }
 
+/* The rows under either header: the text table's aligned columns or the
+ * Markdown table's cells (times to 4 places, fewer detail columns). */
+static void out_rows(FILE *o, const scen_row *rows, int n, int sim, int detail, int md) {
+  for (int i = 0; i < n; i++) {
+    const scen_row *r = &rows[i];
+    row_units u = units_of(r);
+    fprintf(o, md ? "| %s | %.3f | %d | %s | %s | %.0f | %s | %.4f |" : "%-24s %9.3f %9d %13s %14s %17.0f %17s %16.6f",
+            r->name, r->avg_hops, r->max_hops, u.link, u.hops, r->max_gw_msgs, u.gw, r->t_model);
+    if (sim) fprintf(o, md ? " %.4f |" : " %16.6f", r->t_sim);
+    if (detail && md) fprintf(o, " %.4f | %.0f | %d |", r->t_fair, r->transit_msgs, r->moved);
+    else if (detail)
+      fprintf(o, " %16.6f %14.6f %13.0f %8d %9.3f  %s", r->t_fair, r->t_links, r->transit_msgs, r->moved, r->secs,
+              r->max_link);
+    fputc('\n', o);
+  }
+}
+
 void out_table(FILE *o, const scen_row *rows, int n, int detail) {
   int sim = simulated(rows, n);
   fprintf(o, "%-24s %9s %9s %13s %14s %17s %17s %16s", "assignment", "avg_hops", "max_hops", "max_link_load",
@@ -36,17 +53,7 @@ void out_table(FILE *o, const scen_row *rows, int n, int detail) {
     fprintf(o, " %16s %14s %13s %8s %9s  %s", "fair_share_s", "link_floor_s", "transit_msgs", "moved", "cpu_s",
             "max_link");
   fputc('\n', o);
-  for (int i = 0; i < n; i++) {
-    const scen_row *r = &rows[i];
-    row_units u = units_of(r);
-    fprintf(o, "%-24s %9.3f %9d %13s %14s %17.0f %17s %16.6f", r->name, r->avg_hops, r->max_hops, u.link, u.hops,
-            r->max_gw_msgs, u.gw, r->t_model);
-    if (sim) fprintf(o, " %16.6f", r->t_sim);
-    if (detail)
-      fprintf(o, " %16.6f %14.6f %13.0f %8d %9.3f  %s", r->t_fair, r->t_links, r->transit_msgs, r->moved, r->secs,
-              r->max_link);
-    fputc('\n', o);
-  }
+  out_rows(o, rows, n, sim, detail, 0);
 }
 
 void out_markdown(FILE *o, const scen_row *rows, int n, int detail) {
@@ -55,15 +62,7 @@ void out_markdown(FILE *o, const scen_row *rows, int n, int detail) {
              "modelled_time_s |%s%s\n",
           sim ? " simulated_time_s |" : "", detail ? " fair_share_s | transit_msgs | moved |" : "");
   fprintf(o, "|---|---:|---:|---:|---:|---:|---:|---:|%s%s\n", sim ? "---:|" : "", detail ? "---:|---:|---:|" : "");
-  for (int i = 0; i < n; i++) {
-    const scen_row *r = &rows[i];
-    row_units u = units_of(r);
-    fprintf(o, "| %s | %.3f | %d | %s | %s | %.0f | %s | %.4f |", r->name, r->avg_hops, r->max_hops, u.link, u.hops,
-            r->max_gw_msgs, u.gw, r->t_model);
-    if (sim) fprintf(o, " %.4f |", r->t_sim);
-    if (detail) fprintf(o, " %.4f | %.0f | %d |", r->t_fair, r->transit_msgs, r->moved);
-    fputc('\n', o);
-  }
+  out_rows(o, rows, n, sim, detail, 1);
 }
 
 json_t *out_json_results(const scen_row *rows, int n, int detail, int *ok)

@@ -11,19 +11,13 @@ import csv
 import os
 import sys
 
-try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-except ImportError:
-    # a python3 first on PATH (pyenv, venv) may lack the distribution's matplotlib
-    system = "/usr/bin/python3"
-    if os.path.exists(system) and os.path.realpath(sys.executable) != os.path.realpath(system) \
-            and not os.environ.get("FERRY_TUNE_PLOT_REEXEC"):
-        os.environ["FERRY_TUNE_PLOT_REEXEC"] = "1"
-        os.execv(system, [system] + sys.argv)
-    sys.stderr.write("ferry_tune_plot.py: needs matplotlib (apt-get install python3-matplotlib)\n")
-    sys.exit(3)
+# the shared set-up: beside this script once installed, in tools/ in the source tree
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here if os.path.exists(os.path.join(here, "ferry_plot_setup.py")) else os.path.dirname(here))
+import ferry_plot_setup  # noqa: E402
+
+ferry_plot_setup.need("ferry_tune_plot.py", [])
+import matplotlib.pyplot as plt  # noqa: E402
 
 
 def main():

@@ -48,24 +48,24 @@ flavor=$(sed -n 's/^FERRY_MPI_FLAVOR:[A-Z]*=//p' "$build/CMakeCache.txt")
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# the sizes of bench/compare.py's profiles (tiny: seconds per launch, to
-# show the script works)
+# the sizes of bench/compare.py's profiles, a pattern's arguments at tiny
+# (seconds per launch, to show the script works), quick and full
 args_of() {
-  case $size:$1 in
-    tiny:ior)  echo "-c -t 16k -b 64k -s 2" ;;
-    tiny:hacc) echo "-n 2000" ;;
-    tiny:tile) echo "--sz-tile-x 64 --sz-tile-y 64 --sz-element 8" ;;
-    tiny:btio) echo "-n 12 --steps 2" ;;
-    quick:ior)  echo "-c -t 64k -b 1m -s 4" ;;
-    quick:hacc) echo "-n 50000" ;;
-    quick:tile) echo "--sz-tile-x 512 --sz-tile-y 512 --sz-element 8" ;;
-    quick:btio) echo "-n 48 --steps 4" ;;
-    full:ior)  echo "-c -t 64k -b 4m -s 4" ;;
-    full:hacc) echo "-n 500000" ;;
-    full:tile) echo "--sz-tile-x 1024 --sz-tile-y 1024 --sz-element 16" ;;
-    full:btio) echo "-n 64 --steps 8" ;;
+  local i a
+  case $size in
+    tiny) i=0 ;;
+    quick) i=1 ;;
+    full) i=2 ;;
     *) echo "speedup.sh: unknown size '$size'" >&2; exit 2 ;;
   esac
+  case $1 in
+    ior) a=("-c -t 16k -b 64k -s 2" "-c -t 64k -b 1m -s 4" "-c -t 64k -b 4m -s 4") ;;
+    hacc) a=("-n 2000" "-n 50000" "-n 500000") ;;
+    tile) a=("--sz-tile-x 64 --sz-tile-y 64 --sz-element 8" "--sz-tile-x 512 --sz-tile-y 512 --sz-element 8"
+             "--sz-tile-x 1024 --sz-tile-y 1024 --sz-element 16") ;;
+    btio) a=("-n 12 --steps 2" "-n 48 --steps 4" "-n 64 --steps 8") ;;
+  esac
+  echo "${a[$i]}"
 }
 
 table=$out/speedup.md
