@@ -142,6 +142,21 @@ static int parse_enum(const enum_name *names, const char *s, int *out)
     return -1;
 }
 
+/* The names of an enumerated kind's values, each value's printed name first. */
+static const enum_name *names_of(hint_kind kind)
+{
+    switch (kind) {
+    case HK_BOOL: return bool_names;
+    case HK_TRI: return tri_names;
+    case HK_CBTRI: return cbtri_names;
+    case HK_PLACE: return place_names;
+    case HK_FWDASSIGN: return fwdassign_names;
+    case HK_FWDERR: return fwderr_names;
+    case HK_LEARN: return learn_names;
+    default: return NULL;
+    }
+}
+
 static const char *enum_str(const enum_name *names, int v)
 {
     for (const enum_name *e = names; e->name; e++)
@@ -330,14 +345,7 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
     case HK_FWDASSIGN:
     case HK_FWDERR:
     case HK_LEARN: {
-        const enum_name *names = d->kind == HK_LEARN   ? learn_names
-                                 : d->kind == HK_FWDERR  ? fwderr_names
-                                 : d->kind == HK_BOOL    ? bool_names
-                                 : d->kind == HK_TRI   ? tri_names
-                                 : d->kind == HK_CBTRI ? cbtri_names
-                                 : d->kind == HK_PLACE ? place_names
-                                                       : fwdassign_names;
-        if (parse_enum(names, value, &e)) {
+        if (parse_enum(names_of(d->kind), value, &e)) {
             const char *expect = d->kind == HK_BOOL   ? "true or false"
                                  : d->kind == HK_TRI || d->kind == HK_CBTRI
                                      ? "enable, disable or automatic"
@@ -413,9 +421,6 @@ void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_
     case HK_BOOL:
         snprintf(buf, len, "%s", get_int(h, d->offset) ? "true" : "false");
         return;
-    case HK_TRI:
-        snprintf(buf, len, "%s", enum_str(tri_names, get_int(h, d->offset)));
-        return;
     case HK_CBTRI:
         v = get_int(h, d->offset);
         snprintf(buf, len, "%s",
@@ -424,22 +429,17 @@ void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_
                                                : "automatic");
         return;
     case HK_COLL:
-        snprintf(buf, len, "%s", ferry_strategy_name(FERRY_STRATEGY_COLLECTIVE, get_int(h, d->offset)));
-        return;
     case HK_IND:
-        snprintf(buf, len, "%s", ferry_strategy_name(FERRY_STRATEGY_INDEPENDENT, get_int(h, d->offset)));
+        snprintf(buf, len, "%s",
+                 ferry_strategy_name(d->kind == HK_COLL ? FERRY_STRATEGY_COLLECTIVE : FERRY_STRATEGY_INDEPENDENT,
+                                     get_int(h, d->offset)));
         return;
+    case HK_TRI:
     case HK_PLACE:
-        snprintf(buf, len, "%s", enum_str(place_names, get_int(h, d->offset)));
-        return;
     case HK_FWDASSIGN:
-        snprintf(buf, len, "%s", enum_str(fwdassign_names, get_int(h, d->offset)));
-        return;
     case HK_FWDERR:
-        snprintf(buf, len, "%s", enum_str(fwderr_names, get_int(h, d->offset)));
-        return;
     case HK_LEARN:
-        snprintf(buf, len, "%s", enum_str(learn_names, get_int(h, d->offset)));
+        snprintf(buf, len, "%s", enum_str(names_of(d->kind), get_int(h, d->offset)));
         return;
     case HK_CBLIST:
     case HK_PATH: {
