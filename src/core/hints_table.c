@@ -215,6 +215,30 @@ static int in_range(const hint_def *d, int64_t v, char *why, size_t whylen)
 }
 
 static int host_char(int c) { return isalnum(c) || c == '.' || c == '-' || c == '_'; }
+static int count_char(int c) { return isdigit(c); }
+
+/* Appends the n characters at f, one field of a cb_config_list entry, to
+ * out at *o, after sep unless sep is 0. The field is * or characters ok
+ * accepts; bad says what is wrong with any other. */
+static int put_field(char *out, size_t *o, size_t outlen, char sep, const char *f, size_t n, int (*ok)(int),
+                     const char *bad, char *why, size_t whylen)
+{
+    if (!(n == 1 && f[0] == '*'))
+        for (size_t i = 0; i < n; i++)
+            if (!ok((unsigned char)f[i])) {
+                snprintf(why, whylen, "%s", bad);
+                return -1;
+            }
+    if (*o + n + (sep ? 2 : 1) >= outlen) {
+        snprintf(why, whylen, "too long");
+        return -1;
+    }
+    if (sep)
+        out[(*o)++] = sep;
+    memcpy(out + *o, f, n);
+    *o += n;
+    return 0;
+}
 
 /* cb_config_list: host[:n|:*](,host[:n|:*])*, host = * or a host name. The
  * canonical form (spaces around entries removed) goes to out. */
@@ -237,18 +261,8 @@ static int parse_cblist(const char *s, char *out, size_t outlen, char *why, size
             snprintf(why, whylen, "empty host in entry");
             return -1;
         }
-        if (!(hl == 1 && h[0] == '*'))
-            for (size_t i = 0; i < hl; i++)
-                if (!host_char((unsigned char)h[i])) {
-                    snprintf(why, whylen, "bad host name");
-                    return -1;
-                }
-        if (o + hl + 1 >= outlen) {
-            snprintf(why, whylen, "too long");
+        if (put_field(out, &o, outlen, 0, h, hl, host_char, "bad host name", why, whylen))
             return -1;
-        }
-        memcpy(out + o, h, hl);
-        o += hl;
         if (*p == ':') {
             p++;
             const char *c = p;
@@ -259,24 +273,12 @@ static int parse_cblist(const char *s, char *out, size_t outlen, char *why, size
                 snprintf(why, whylen, "missing count after ':'");
                 return -1;
             }
-            if (!(cl == 1 && c[0] == '*')) {
-                if (cl > 7) {
-                    snprintf(why, whylen, "count too large");
-                    return -1;
-                }
-                for (size_t i = 0; i < cl; i++)
-                    if (!isdigit((unsigned char)c[i])) {
-                        snprintf(why, whylen, "count is not a number or *");
-                        return -1;
-                    }
-            }
-            if (o + cl + 2 >= outlen) {
-                snprintf(why, whylen, "too long");
+            if (cl > 7) { /* never the * form */
+                snprintf(why, whylen, "count too large");
                 return -1;
             }
-            out[o++] = ':';
-            memcpy(out + o, c, cl);
-            o += cl;
+            if (put_field(out, &o, outlen, ':', c, cl, count_char, "count is not a number or *", why, whylen))
+                return -1;
         }
         while (*p == ' ' || *p == '\t')
             p++;
