@@ -66,6 +66,32 @@
     FERRY_FILE(fh, f, fname);                                                            \
     ferry_async_drain(f)
 
+/* The same, and MPI_ERR_ARG unless the pointer argument out is set: for
+ * the calls that answer through it. what names out in the error. */
+#define FERRY_FILE_OUT(fh, f, out, what, fname)                                                                        \
+    FERRY_FILE(fh, f, fname);                                                                                          \
+    do {                                                                                                               \
+        if (!(out))                                                                                                    \
+            return ferry_raise(f, ferry_err(MPI_ERR_ARG, what " pointer is NULL"), fname);                             \
+    } while (0)
+
+/* The entry points that only hand the call to the core, whose handle is
+ * named fh and whose core call (an expression) may use f, the file.
+ * FERRY_BIND_SETTLED_CALL: a call that is collective or changes the file.
+ * FERRY_BIND_GET: a query that answers through its pointer argument out. */
+#define FERRY_BIND_SETTLED_CALL(name, params, args, call)                                                              \
+    FERRY_BIND(int, name, params, args)                                                                                \
+    {                                                                                                                  \
+        FERRY_FILE_SETTLED(fh, f, #name);                                                                              \
+        return ferry_raise(f, call, #name);                                                                            \
+    }
+#define FERRY_BIND_GET(name, params, args, out, what, call)                                                            \
+    FERRY_BIND(int, name, params, args)                                                                                \
+    {                                                                                                                  \
+        FERRY_FILE_OUT(fh, f, out, what, #name);                                                                       \
+        return ferry_raise(f, call, #name);                                                                            \
+    }
+
 /* The shared argument checks of every data call (on this rank only). */
 int ferry_bind_check_data(ferry_file *f, const void *buf, MPI_Count count, MPI_Datatype type,
                           int is_write, ferry_where where, MPI_Offset offset);

@@ -62,60 +62,27 @@ FERRY_BIND(int, MPI_File_delete, (const char *filename, MPI_Info info), (filenam
     return ferry_raise(NULL, ferry_file_delete(filename, info), "MPI_File_delete");
 }
 
-FERRY_BIND(int, MPI_File_set_size, (MPI_File fh, MPI_Offset size), (fh, size))
-{
-    FERRY_FILE_SETTLED(fh, f, "MPI_File_set_size");
-    return ferry_raise(f, ferry_file_set_size(f, size), "MPI_File_set_size");
-}
-
-FERRY_BIND(int, MPI_File_preallocate, (MPI_File fh, MPI_Offset size), (fh, size))
-{
-    FERRY_FILE_SETTLED(fh, f, "MPI_File_preallocate");
-    return ferry_raise(f, ferry_file_preallocate(f, size), "MPI_File_preallocate");
-}
-
-FERRY_BIND(int, MPI_File_get_size, (MPI_File fh, MPI_Offset *size), (fh, size))
-{
-    FERRY_FILE(fh, f, "MPI_File_get_size");
-    if (!size)
-        return ferry_raise(f, ferry_err(MPI_ERR_ARG, "size pointer is NULL"), "MPI_File_get_size");
-    return ferry_raise(f, ferry_file_get_size(f, size), "MPI_File_get_size");
-}
-
-FERRY_BIND(int, MPI_File_get_group, (MPI_File fh, MPI_Group *group), (fh, group))
-{
-    FERRY_FILE(fh, f, "MPI_File_get_group");
-    if (!group)
-        return ferry_raise(f, ferry_err(MPI_ERR_ARG, "group pointer is NULL"), "MPI_File_get_group");
-    return ferry_raise(f, MPI_Comm_group(f->comm, group), "MPI_File_get_group");
-}
+FERRY_BIND_SETTLED_CALL(MPI_File_set_size, (MPI_File fh, MPI_Offset size), (fh, size), ferry_file_set_size(f, size))
+FERRY_BIND_SETTLED_CALL(MPI_File_preallocate, (MPI_File fh, MPI_Offset size), (fh, size),
+                        ferry_file_preallocate(f, size))
+FERRY_BIND_GET(MPI_File_get_size, (MPI_File fh, MPI_Offset *size), (fh, size), size, "size",
+               ferry_file_get_size(f, size))
+FERRY_BIND_GET(MPI_File_get_group, (MPI_File fh, MPI_Group *group), (fh, group), group, "group",
+               MPI_Comm_group(f->comm, group))
 
 FERRY_BIND(int, MPI_File_get_amode, (MPI_File fh, int *amode), (fh, amode))
 {
-    FERRY_FILE(fh, f, "MPI_File_get_amode");
-    if (!amode)
-        return ferry_raise(f, ferry_err(MPI_ERR_ARG, "amode pointer is NULL"), "MPI_File_get_amode");
+    FERRY_FILE_OUT(fh, f, amode, "amode", "MPI_File_get_amode");
     *amode = f->amode;
     return MPI_SUCCESS;
 }
 
-FERRY_BIND(int, MPI_File_sync, (MPI_File fh), (fh))
-{
-    FERRY_FILE_SETTLED(fh, f, "MPI_File_sync");
-    return ferry_raise(f, ferry_file_sync(f), "MPI_File_sync");
-}
-
-FERRY_BIND(int, MPI_File_set_atomicity, (MPI_File fh, int flag), (fh, flag))
-{
-    FERRY_FILE_SETTLED(fh, f, "MPI_File_set_atomicity");
-    return ferry_raise(f, ferry_file_set_atomicity(f, flag), "MPI_File_set_atomicity");
-}
+FERRY_BIND_SETTLED_CALL(MPI_File_sync, (MPI_File fh), (fh), ferry_file_sync(f))
+FERRY_BIND_SETTLED_CALL(MPI_File_set_atomicity, (MPI_File fh, int flag), (fh, flag), ferry_file_set_atomicity(f, flag))
 
 FERRY_BIND(int, MPI_File_get_atomicity, (MPI_File fh, int *flag), (fh, flag))
 {
-    FERRY_FILE(fh, f, "MPI_File_get_atomicity");
-    if (!flag)
-        return ferry_raise(f, ferry_err(MPI_ERR_ARG, "flag pointer is NULL"), "MPI_File_get_atomicity");
+    FERRY_FILE_OUT(fh, f, flag, "flag", "MPI_File_get_atomicity");
     *flag = f->atomic;
     return MPI_SUCCESS;
 }

@@ -10,26 +10,15 @@ FERRY_BIND(int, MPI_File_seek, (MPI_File fh, MPI_Offset offset, int whence), (fh
 
 FERRY_BIND(int, MPI_File_get_position, (MPI_File fh, MPI_Offset *offset), (fh, offset))
 {
-    FERRY_FILE(fh, f, "MPI_File_get_position");
-    if (!offset)
-        return ferry_raise(f, ferry_err(MPI_ERR_ARG, "offset pointer is NULL"), "MPI_File_get_position");
+    FERRY_FILE_OUT(fh, f, offset, "offset", "MPI_File_get_position");
     /* allowed on MPI_MODE_SEQUENTIAL files too: the standard makes only
      * seek_shared and get_position_shared erroneous there */
     *offset = f->fp;
     return MPI_SUCCESS;
 }
 
-FERRY_BIND(int, MPI_File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence),
-                                      (fh, offset, whence))
-{
-    FERRY_FILE_SETTLED(fh, f, "MPI_File_seek_shared");
-    return ferry_raise(f, ferry_file_seek_shared(f, offset, whence), "MPI_File_seek_shared");
-}
+FERRY_BIND_SETTLED_CALL(MPI_File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence), (fh, offset, whence),
+                        ferry_file_seek_shared(f, offset, whence))
 
-FERRY_BIND(int, MPI_File_get_position_shared, (MPI_File fh, MPI_Offset *offset), (fh, offset))
-{
-    FERRY_FILE(fh, f, "MPI_File_get_position_shared");
-    if (!offset)
-        return ferry_raise(f, ferry_err(MPI_ERR_ARG, "offset pointer is NULL"), "MPI_File_get_position_shared");
-    return ferry_raise(f, ferry_file_position_shared(f, offset), "MPI_File_get_position_shared");
-}
+FERRY_BIND_GET(MPI_File_get_position_shared, (MPI_File fh, MPI_Offset *offset), (fh, offset), offset, "offset",
+               ferry_file_position_shared(f, offset))

@@ -4,13 +4,11 @@
 
 #include <string.h>
 
-FERRY_BIND(int, MPI_File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
-                                    MPI_Datatype filetype, const char *datarep, MPI_Info info),
-                                    (fh, disp, etype, filetype, datarep, info))
-{
-    FERRY_FILE_SETTLED(fh, f, "MPI_File_set_view");
-    return ferry_raise(f, ferry_view_set(f, disp, etype, filetype, datarep, info), "MPI_File_set_view");
-}
+FERRY_BIND_SETTLED_CALL(MPI_File_set_view,
+                        (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep,
+                         MPI_Info info),
+                        (fh, disp, etype, filetype, datarep, info),
+                        ferry_view_set(f, disp, etype, filetype, datarep, info))
 
 static int dup_unless_named(MPI_Datatype t, MPI_Datatype *out)
 {
@@ -41,9 +39,7 @@ FERRY_BIND(int, MPI_File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype 
 FERRY_BIND(int, MPI_File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp),
                                           (fh, offset, disp))
 {
-    FERRY_FILE(fh, f, "MPI_File_get_byte_offset");
-    if (!disp)
-        return ferry_raise(f, ferry_err(MPI_ERR_ARG, "disp pointer is NULL"), "MPI_File_get_byte_offset");
+    FERRY_FILE_OUT(fh, f, disp, "disp", "MPI_File_get_byte_offset");
     if (offset < 0)
         return ferry_raise(f, ferry_err(MPI_ERR_ARG, "offset is negative"), "MPI_File_get_byte_offset");
     if (f->amode & MPI_MODE_SEQUENTIAL)

@@ -142,6 +142,21 @@ static int parse_enum(const enum_name *names, const char *s, int *out)
     return -1;
 }
 
+/* The names of an enumerated kind's values, each value's printed name first. */
+static const enum_name *names_of(hint_kind kind)
+{
+    switch (kind) {
+    case HK_BOOL: return bool_names;
+    case HK_TRI: return tri_names;
+    case HK_CBTRI: return cbtri_names;
+    case HK_PLACE: return place_names;
+    case HK_FWDASSIGN: return fwdassign_names;
+    case HK_FWDERR: return fwderr_names;
+    case HK_LEARN: return learn_names;
+    default: return NULL;
+    }
+}
+
 static const char *enum_str(const enum_name *names, int v)
 {
     for (const enum_name *e = names; e->name; e++)
@@ -200,6 +215,30 @@ static int in_range(const hint_def *d, int64_t v, char *why, size_t whylen)
 }
 
 static int host_char(int c) { return isalnum(c) || c == '.' || c == '-' || c == '_'; }
+static int count_char(int c) { return isdigit(c); }
+
+/* Appends the n characters at f, one field of a cb_config_list entry, to
+ * out at *o, after sep unless sep is 0. The field is * or characters ok
+ * accepts; bad says what is wrong with any other. */
+static int put_field(char *out, size_t *o, size_t outlen, char sep, const char *f, size_t n, int (*ok)(int),
+                     const char *bad, char *why, size_t whylen)
+{
+    if (!(n == 1 && f[0] == '*'))
+        for (size_t i = 0; i < n; i++)
+            if (!ok((unsigned char)f[i])) {
+                snprintf(why, whylen, "%s", bad);
+                return -1;
+            }
+    if (*o + n + (sep ? 2 : 1) >= outlen) {
+        snprintf(why, whylen, "too long");
+        return -1;
+    }
+    if (sep)
+        out[(*o)++] = sep;
+    memcpy(out + *o, f, n);
+    *o += n;
+    return 0;
+}
 
 /* cb_config_list: host[:n|:*](,host[:n|:*])*, host = * or a host name. The
  * canonical form (spaces around entries removed) goes to out. */
@@ -222,18 +261,8 @@ static int parse_cblist(const char *s, char *out, size_t outlen, char *why, size
             snprintf(why, whylen, "empty host in entry");
             return -1;
         }
-        if (!(hl == 1 && h[0] == '*'))
-            for (size_t i = 0; i < hl; i++)
-                if (!host_char((unsigned char)h[i])) {
-                    snprintf(why, whylen, "bad host name");
-                    return -1;
-                }
-        if (o + hl + 1 >= outlen) {
-            snprintf(why, whylen, "too long");
+        if (put_field(out, &o, outlen, 0, h, hl, host_char, "bad host name", why, whylen))
             return -1;
-        }
-        memcpy(out + o, h, hl);
-        o += hl;
         if (*p == ':') {
             p++;
             const char *c = p;
@@ -244,24 +273,12 @@ static int parse_cblist(const char *s, char *out, size_t outlen, char *why, size
                 snprintf(why, whylen, "missing count after ':'");
                 return -1;
             }
-            if (!(cl == 1 && c[0] == '*')) {
-                if (cl > 7) {
-                    snprintf(why, whylen, "count too large");
-                    return -1;
-                }
-                for (size_t i = 0; i < cl; i++)
-                    if (!isdigit((unsigned char)c[i])) {
-                        snprintf(why, whylen, "count is not a number or *");
-                        return -1;
-                    }
-            }
-            if (o + cl + 2 >= outlen) {
-                snprintf(why, whylen, "too long");
+            if (cl > 7) { /* never the * form */
+                snprintf(why, whylen, "count too large");
                 return -1;
             }
-            out[o++] = ':';
-            memcpy(out + o, c, cl);
-            o += cl;
+            if (put_field(out, &o, outlen, ':', c, cl, count_char, "count is not a number or *", why, whylen))
+                return -1;
         }
         while (*p == ' ' || *p == '\t')
             p++;
@@ -330,14 +347,7 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
     case HK_FWDASSIGN:
     case HK_FWDERR:
     case HK_LEARN: {
-        const enum_name *names = d->kind == HK_LEARN   ? learn_names
-                                 : d->kind == HK_FWDERR  ? fwderr_names
-                                 : d->kind == HK_BOOL    ? bool_names
-                                 : d->kind == HK_TRI   ? tri_names
-                                 : d->kind == HK_CBTRI ? cbtri_names
-                                 : d->kind == HK_PLACE ? place_names
-                                                       : fwdassign_names;
-        if (parse_enum(names, value, &e)) {
+        if (parse_enum(names_of(d->kind), value, &e)) {
             const char *expect = d->kind == HK_BOOL   ? "true or false"
                                  : d->kind == HK_TRI || d->kind == HK_CBTRI
                                      ? "enable, disable or automatic"
@@ -413,9 +423,6 @@ void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_
     case HK_BOOL:
         snprintf(buf, len, "%s", get_int(h, d->offset) ? "true" : "false");
         return;
-    case HK_TRI:
-        snprintf(buf, len, "%s", enum_str(tri_names, get_int(h, d->offset)));
-        return;
     case HK_CBTRI:
         v = get_int(h, d->offset);
         snprintf(buf, len, "%s",
@@ -424,22 +431,17 @@ void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_
                                                : "automatic");
         return;
     case HK_COLL:
-        snprintf(buf, len, "%s", ferry_strategy_name(FERRY_STRATEGY_COLLECTIVE, get_int(h, d->offset)));
-        return;
     case HK_IND:
-        snprintf(buf, len, "%s", ferry_strategy_name(FERRY_STRATEGY_INDEPENDENT, get_int(h, d->offset)));
+        snprintf(buf, len, "%s",
+                 ferry_strategy_name(d->kind == HK_COLL ? FERRY_STRATEGY_COLLECTIVE : FERRY_STRATEGY_INDEPENDENT,
+                                     get_int(h, d->offset)));
         return;
+    case HK_TRI:
     case HK_PLACE:
-        snprintf(buf, len, "%s", enum_str(place_names, get_int(h, d->offset)));
-        return;
     case HK_FWDASSIGN:
-        snprintf(buf, len, "%s", enum_str(fwdassign_names, get_int(h, d->offset)));
-        return;
     case HK_FWDERR:
-        snprintf(buf, len, "%s", enum_str(fwderr_names, get_int(h, d->offset)));
-        return;
     case HK_LEARN:
-        snprintf(buf, len, "%s", enum_str(learn_names, get_int(h, d->offset)));
+        snprintf(buf, len, "%s", enum_str(names_of(d->kind), get_int(h, d->offset)));
         return;
     case HK_CBLIST:
     case HK_PATH: {

@@ -26,6 +26,33 @@ static int elem_disp(int64_t d, int64_t ext, int64_t *r)
     return ferry_mul64(d, ext, r) ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
+/* Block i's displacement in bytes: the count at j in units of f's extent
+ * (elem: MPI_Type_indexed and its _block form), else a byte displacement,
+ * at count j in the large-count layout and at addrs[i] in the classic one. */
+static int block_disp(const ferry_dt_contents *c, const ferry_flat *f, int elem, int64_t j, int64_t i, int64_t *d)
+{
+    if (elem)
+        return elem_disp(cnt(c, j), f->extent, d);
+    *d = c->large ? (int64_t)c->cnts[j] : (int64_t)c->addrs[i];
+    return MPI_SUCCESS;
+}
+
+/* The count blocks of the indexed combiners: block i of as many copies of
+ * f as the count at bl_at + bl_step * i says (bl_step 0: one length for
+ * all), at the displacement block_disp() finds at disp_at + i. */
+static int do_indexed(ferry_seglist *out, const ferry_flat *f, const ferry_dt_contents *c, int elem, int64_t count,
+                      int64_t bl_at, int64_t bl_step, int64_t disp_at)
+{
+    int rc = MPI_SUCCESS;
+    for (int64_t i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        int64_t d;
+        rc = block_disp(c, f, elem, disp_at + i, i, &d);
+        if (rc == MPI_SUCCESS)
+            rc = append_block(out, f, cnt(c, bl_at + bl_step * i), d);
+    }
+    return rc;
+}
+
 /* count blocks of bl copies of f, block i at stride*i bytes. */
 static int do_vector(ferry_seglist *out, const ferry_flat *f, int64_t count, int64_t bl, int64_t stride)
 {
@@ -73,32 +100,13 @@ static int build(const ferry_dt_contents *c, ferry_flat **kids, ferry_seglist *o
     case MPI_COMBINER_HINDEXED_INTEGER:
 #endif
         count = cnt(c, 0);
-        for (int64_t i = 0; i < count && rc == MPI_SUCCESS; i++) {
-            bl = cnt(c, 1 + i);
-            if (c->comb == MPI_COMBINER_INDEXED)
-                rc = elem_disp(cnt(c, 1 + count + i), f->extent, &d);
-            else
-                d = c->large ? (int64_t)c->cnts[1 + count + i] : (int64_t)c->addrs[i];
-            if (rc == MPI_SUCCESS)
-                rc = append_block(out, f, bl, d);
-        }
-        return rc;
+        return do_indexed(out, f, c, c->comb == MPI_COMBINER_INDEXED, count, 1, 1, 1 + count);
 
     case MPI_COMBINER_INDEXED_BLOCK:
     case MPI_COMBINER_HINDEXED_BLOCK:
-        count = cnt(c, 0);
-        bl = cnt(c, 1);
-        if (bl <= 0)
+        if (cnt(c, 1) <= 0)
             return MPI_SUCCESS;
-        for (int64_t i = 0; i < count && rc == MPI_SUCCESS; i++) {
-            if (c->comb == MPI_COMBINER_INDEXED_BLOCK)
-                rc = elem_disp(cnt(c, 2 + i), f->extent, &d);
-            else
-                d = c->large ? (int64_t)c->cnts[2 + i] : (int64_t)c->addrs[i];
-            if (rc == MPI_SUCCESS)
-                rc = append_block(out, f, bl, d);
-        }
-        return rc;
+        return do_indexed(out, f, c, c->comb == MPI_COMBINER_INDEXED_BLOCK, cnt(c, 0), 1, 0, 2);
 
     case MPI_COMBINER_STRUCT:
 #ifdef FERRY_HAVE_MPI1_NAMES

@@ -35,10 +35,10 @@ int ferry_mem_walk_next(ferry_mem_walk *w, int64_t maxlen, char **addr, int64_t 
 
 /* n bytes between the walk's pieces and one contiguous buffer: into dst,
  * or, where dst is NULL, from src */
-static void copy(ferry_mem_walk *mw, char *dst, const char *src, int64_t n)
+static int64_t copy(ferry_mem_walk *mw, char *dst, const char *src, int64_t n)
 {
     char *a;
-    int64_t l;
+    int64_t l, done = 0;
     while (n > 0 && ferry_mem_walk_next(mw, n, &a, &l)) {
         if (dst) {
             memcpy(dst, a, (size_t)l);
@@ -48,12 +48,14 @@ static void copy(ferry_mem_walk *mw, char *dst, const char *src, int64_t n)
             src += l;
         }
         n -= l;
+        done += l;
     }
+    return done;
 }
 
-void ferry_mem_pack(ferry_mem_walk *mw, char *dst, int64_t n) { copy(mw, dst, NULL, n); }
+int64_t ferry_mem_pack(ferry_mem_walk *mw, char *dst, int64_t n) { return copy(mw, dst, NULL, n); }
 
-void ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n) { copy(mw, NULL, src, n); }
+int64_t ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n) { return copy(mw, NULL, src, n); }
 
 int ferry_mem_pack_type(const void *buf, int64_t count, MPI_Datatype type, int64_t skip, int64_t bytes,
                         char *out)

@@ -22,9 +22,10 @@ typedef struct ferry_mem_walk {
 void ferry_mem_walk_init(ferry_mem_walk *w, char *buf, ferry_flat *mem, int64_t count, int64_t skip);
 int ferry_mem_walk_next(ferry_mem_walk *w, int64_t maxlen, char **addr, int64_t *len);
 
-/* Copies between a contiguous buffer and the next n bytes of the memory walk. */
-void ferry_mem_pack(ferry_mem_walk *mw, char *dst, int64_t n);
-void ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n);
+/* Copies between a contiguous buffer and the next n bytes of the memory
+ * walk; returns the bytes copied, fewer than n where the walk ends first. */
+int64_t ferry_mem_pack(ferry_mem_walk *mw, char *dst, int64_t n);
+int64_t ferry_mem_unpack(ferry_mem_walk *mw, const char *src, int64_t n);
 
 /* Packs `bytes` data bytes of count instances of type at buf, from data
  * byte `skip` on (typemap order), into out. MPI_SUCCESS, or the error of

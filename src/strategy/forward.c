@@ -180,15 +180,7 @@ static int fwd_write(ferry_fwd *w, const ferry_xfer *x, const int64_t *pc, int64
         if (!rec)
             return ferry_err(MPI_ERR_NO_MEM, "out of memory forwarding a write");
         memcpy(rec + FWD_HDR * sizeof(int64_t), pc + 2 * i, (size_t)k * 2 * sizeof *pc);
-        char *dst = rec + (FWD_HDR + 2 * k) * sizeof(int64_t);
-        for (int64_t left = nb; left > 0;) {
-            char *addr;
-            int64_t l;
-            if (!ferry_mem_walk_next(&mw, left, &addr, &l))
-                break;
-            memcpy(dst, addr, (size_t)l);
-            dst += l, left -= l;
-        }
+        ferry_mem_pack(&mw, rec + (FWD_HDR + 2 * k) * sizeof(int64_t), nb);
         send_record(w, rec, len, nb);
         *done += nb;
         i += k;
@@ -220,18 +212,8 @@ static int fwd_read(ferry_fwd *w, const ferry_xfer *x, const int64_t *pc, int64_
         char *msg = ctrl_wait(w, FWD_REPLY, h);
         if (!stopped && h[1])
             code = ferry_err_errno((int)h[1], w->f->filename);
-        if (!stopped && msg) {
-            const char *src = msg + FWD_CTRL * sizeof(int64_t);
-            for (int64_t left = h[2]; left > 0;) {
-                char *addr;
-                int64_t l;
-                if (!ferry_mem_walk_next(&mw, left, &addr, &l))
-                    break;
-                memcpy(addr, src, (size_t)l);
-                src += l, left -= l;
-                *done += l;
-            }
-        }
+        if (!stopped && msg)
+            *done += ferry_mem_unpack(&mw, msg + FWD_CTRL * sizeof(int64_t), h[2]);
         stopped |= h[1] || h[2] < nb || !msg;
         free(msg);
     }

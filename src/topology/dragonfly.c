@@ -163,27 +163,13 @@ static void dfly_link_name(const ferry_topo_machine *m, int link, char *buf, siz
   }
 }
 
-static const struct ferry_topo_ops dfly_ops = {
-    .route = dfly_route,
-    .distance = dfly_distance,
-    .coords = dfly_coords,
-    .node_at = dfly_node_at,
-    .dim_size = dfly_dim_size,
-    .link_ends = dfly_link_ends,
-    .link_name = dfly_link_name,
-    .gw_distances = NULL,
-    .destroy = dfly_destroy,
-};
+static const struct ferry_topo_ops dfly_ops = FERRY_TOPO_OPS(dfly, NULL);
 
 int ferry_topo__build_dragonfly(ferry_topo_machine *m, const char *args, char *err, size_t errlen) {
   ferry_topo_optlist ol;
-  int rc = ferry_topo__parse_opts(args, &ol, err, errlen);
+  int rc = ferry_topo__start(m, FERRY_TOPO_DRAGONFLY, &dfly_ops, sizeof(dfly_t), args, &ol, err, errlen);
   if (rc) return rc;
-  dfly_t *d = calloc(1, sizeof *d);
-  if (!d) return -ENOMEM;
-  m->impl = d;
-  m->ops = &dfly_ops;
-  m->kind = FERRY_TOPO_DRAGONFLY;
+  dfly_t *d = m->impl;
 
   /* Presets. Theta: the CODES Theta configuration (9 groups of 6x16 routers,
    * 4 nodes each, 4 global channels; local 5.25, global 1.5, node 16 GiB/s).
@@ -250,10 +236,7 @@ int ferry_topo__build_dragonfly(ferry_topo_machine *m, const char *args, char *e
   /* LNET nodes: Theta puts them on node 2 of chassis slots 3-4 in a few
    * cabinets; the model spreads them over groups first, then chassis rows,
    * then the two slots. */
-  m->ngw = lnet;
-  m->gw_node = malloc((size_t)lnet * sizeof *m->gw_node);
-  m->gw_group = malloc((size_t)lnet * sizeof *m->gw_group);
-  if (!m->gw_node || !m->gw_group) return -ENOMEM;
+  if ((rc = ferry_topo__alloc_gateways(m, lnet))) return rc;
   int taken = 0;
   for (int i = 0; i < lnet; i++) {
     int g = i % G, k = i / G;

@@ -119,31 +119,17 @@ static void ft_link_name(const ferry_topo_machine *m, int link, char *buf, size_
   }
 }
 
-static const struct ferry_topo_ops ft_ops = {
-    .route = ft_route,
-    .distance = ft_distance,
-    .coords = ft_coords,
-    .node_at = ft_node_at,
-    .dim_size = ft_dim_size,
-    .link_ends = ft_link_ends,
-    .link_name = ft_link_name,
-    .gw_distances = NULL,
-    .destroy = ft_destroy,
-};
+static const struct ferry_topo_ops ft_ops = FERRY_TOPO_OPS(ft, NULL);
 
 int ferry_topo__build_fattree(ferry_topo_machine *m, const char *args, char *err, size_t errlen) {
   ferry_topo_optlist ol;
-  int rc = ferry_topo__parse_opts(args, &ol, err, errlen);
+  int rc = ferry_topo__start(m, FERRY_TOPO_FATTREE, &ft_ops, sizeof(ft_t), args, &ol, err, errlen);
   if (rc) return rc;
   if (ol.pos[0]) {
     ferry_topo__seterr(err, errlen, "fattree: give k=,levels= options (got '%s')", ol.pos);
     return -EINVAL;
   }
-  ft_t *t = calloc(1, sizeof *t);
-  if (!t) return -ENOMEM;
-  m->impl = t;
-  m->ops = &ft_ops;
-  m->kind = FERRY_TOPO_FATTREE;
+  ft_t *t = m->impl;
   int k, levels, gwleaves, gwper;
   if ((rc = ferry_topo__opt_int(&ol, "k", 16, 2, 256, &k, err, errlen))) return rc;
   if ((rc = ferry_topo__opt_int(&ol, "levels", 3, 2, 3, &levels, err, errlen))) return rc;
@@ -203,10 +189,7 @@ int ferry_topo__build_fattree(ferry_topo_machine *m, const char *args, char *err
 
   /* gateway leaves evenly spaced, each the last of its stride; gateway
    * nodes are the last slots of those leaves */
-  m->ngw = gwleaves * gwper;
-  m->gw_node = malloc((size_t)m->ngw * sizeof *m->gw_node);
-  m->gw_group = malloc((size_t)m->ngw * sizeof *m->gw_group);
-  if (!m->gw_node || !m->gw_group) return -ENOMEM;
+  if ((rc = ferry_topo__alloc_gateways(m, gwleaves * gwper))) return rc;
   int stride = t->leaves / gwleaves, g = 0;
   for (int i = 0; i < gwleaves; i++) {
     int leaf = (i + 1) * stride - 1;

@@ -56,36 +56,13 @@ static void flat_link_name(const ferry_topo_machine *m, int link, char *buf, siz
   else snprintf(buf, len, "switch->n%d", link - m->nnodes);
 }
 
-static const struct ferry_topo_ops flat_ops = {
-    .route = flat_route,
-    .distance = flat_distance,
-    .coords = flat_coords,
-    .node_at = flat_node_at,
-    .dim_size = flat_dim_size,
-    .link_ends = flat_link_ends,
-    .link_name = flat_link_name,
-    .gw_distances = NULL,
-    .destroy = flat_destroy,
-};
-
-/* Both machines' start: their options read, the one-switch routes set. */
-static int one_switch(ferry_topo_machine *m, ferry_topo_kind kind, const char *args, ferry_topo_optlist *ol,
-                      flat_t **f, char *err, size_t errlen) {
-  int rc = ferry_topo__parse_opts(args, ol, err, errlen);
-  if (rc) return rc;
-  *f = calloc(1, sizeof **f);
-  if (!*f) return -ENOMEM;
-  m->impl = *f;
-  m->ops = &flat_ops;
-  m->kind = kind;
-  return 0;
-}
+static const struct ferry_topo_ops flat_ops = FERRY_TOPO_OPS(flat, NULL);
 
 int ferry_topo__build_flat(ferry_topo_machine *m, const char *args, char *err, size_t errlen) {
   ferry_topo_optlist ol;
-  flat_t *f;
-  int rc = one_switch(m, FERRY_TOPO_FLAT, args, &ol, &f, err, errlen);
+  int rc = ferry_topo__start(m, FERRY_TOPO_FLAT, &flat_ops, sizeof(flat_t), args, &ol, err, errlen);
   if (rc) return rc;
+  flat_t *f = m->impl;
   char *end;
   long n = strtol(ol.pos, &end, 10);
   if (ol.pos[0] == '\0' || *end || n < 1 || n > (1L << 24)) {
@@ -106,10 +83,7 @@ int ferry_topo__build_flat(ferry_topo_machine *m, const char *args, char *err, s
   m->nnet = 2 * (int)n;
   m->exit_bw = exitbw;
   m->hop_latency = lat;
-  m->ngw = ngw;
-  m->gw_node = malloc((size_t)ngw * sizeof *m->gw_node);
-  m->gw_group = malloc((size_t)ngw * sizeof *m->gw_group);
-  if (!m->gw_node || !m->gw_group) return -ENOMEM;
+  if ((rc = ferry_topo__alloc_gateways(m, ngw))) return rc;
   /* the last node of each of ngw equal blocks */
   for (int g = 0; g < ngw; g++) {
     m->gw_node[g] = (int)(((long)(g + 1) * n) / ngw) - 1;
@@ -130,9 +104,9 @@ int ferry_topo__build_flat(ferry_topo_machine *m, const char *args, char *err, s
  * node's link to the compute network (iorate) and to storage (iosrate). */
 int ferry_topo__build_cluster(ferry_topo_machine *m, const char *args, char *err, size_t errlen) {
   ferry_topo_optlist ol;
-  flat_t *f;
-  int rc = one_switch(m, FERRY_TOPO_CLUSTER, args, &ol, &f, err, errlen);
+  int rc = ferry_topo__start(m, FERRY_TOPO_CLUSTER, &flat_ops, sizeof(flat_t), args, &ol, err, errlen);
   if (rc) return rc;
+  flat_t *f = m->impl;
   if (ol.pos[0]) {
     ferry_topo__seterr(err, errlen, "cluster:%s: want key=value options (nodes=N,ions=M,...)", ol.pos);
     return -EINVAL;
@@ -153,10 +127,7 @@ int ferry_topo__build_cluster(ferry_topo_machine *m, const char *args, char *err
   m->nnet = 2 * n;
   m->exit_bw = iosrate;
   m->hop_latency = lat;
-  m->ngw = ions;
-  m->gw_node = malloc((size_t)ions * sizeof *m->gw_node);
-  m->gw_group = malloc((size_t)ions * sizeof *m->gw_group);
-  if (!m->gw_node || !m->gw_group) return -ENOMEM;
+  if ((rc = ferry_topo__alloc_gateways(m, ions))) return rc;
   if ((rc = ferry_topo__alloc_nodes(m))) return rc;
   for (int g = 0; g < ions; g++) {
     m->gw_node[g] = nodes + g;

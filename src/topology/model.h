@@ -66,6 +66,17 @@ int ferry_topo__build_fattree(ferry_topo_machine *m, const char *args, char *err
 int ferry_topo__build_flat(ferry_topo_machine *m, const char *args, char *err, size_t errlen);
 int ferry_topo__build_cluster(ferry_topo_machine *m, const char *args, char *err, size_t errlen);
 
+/* The ops of a model whose functions are named PREFIX_route, PREFIX_distance,
+ * ... PREFIX_destroy; gw_distances is its fast path or NULL. */
+#define FERRY_TOPO_OPS(prefix, gw_distances_fn)                                                    \
+  {                                                                                                \
+    .route = prefix##_route, .distance = prefix##_distance, .coords = prefix##_coords,             \
+    .node_at = prefix##_node_at, .dim_size = prefix##_dim_size, .link_ends = prefix##_link_ends,   \
+    .link_name = prefix##_link_name, .gw_distances = gw_distances_fn, .destroy = prefix##_destroy, \
+  }
+
+/* Allocates the gateway arrays (gw_node, gw_group) for ngw gateways. */
+int ferry_topo__alloc_gateways(ferry_topo_machine *m, int ngw);
 /* Allocates the per-node arrays (service, default_gw) once nnodes is known. */
 int ferry_topo__alloc_nodes(ferry_topo_machine *m);
 /* Allocates link_bw for nnet + ngw links; the exit links get exit_bw. */
@@ -95,6 +106,10 @@ int ferry_topo__opt_double(ferry_topo_optlist *ol, const char *key, double def, 
                            double *out, char *err, size_t errlen);
 /* Fails naming the first option no model code asked for. */
 int ferry_topo__opts_all_used(const ferry_topo_optlist *ol, char *err, size_t errlen);
+/* Every builder's start: the spec's options read into ol, then a zeroed impl
+ * of impl_size bytes, ops and kind installed in m. */
+int ferry_topo__start(ferry_topo_machine *m, ferry_topo_kind kind, const struct ferry_topo_ops *ops,
+                      size_t impl_size, const char *args, ferry_topo_optlist *ol, char *err, size_t errlen);
 
 void ferry_topo__seterr(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -112,6 +112,25 @@ int ferry_topo__opts_all_used(const ferry_topo_optlist *ol, char *err, size_t er
   return 0;
 }
 
+int ferry_topo__start(ferry_topo_machine *m, ferry_topo_kind kind, const struct ferry_topo_ops *ops,
+                      size_t impl_size, const char *args, ferry_topo_optlist *ol, char *err, size_t errlen) {
+  int rc = ferry_topo__parse_opts(args, ol, err, errlen);
+  if (rc) return rc;
+  void *impl = calloc(1, impl_size);
+  if (!impl) return -ENOMEM;
+  m->impl = impl;
+  m->ops = ops;
+  m->kind = kind;
+  return 0;
+}
+
+int ferry_topo__alloc_gateways(ferry_topo_machine *m, int ngw) {
+  m->ngw = ngw;
+  m->gw_node = malloc((size_t)ngw * sizeof *m->gw_node);
+  m->gw_group = malloc((size_t)ngw * sizeof *m->gw_group);
+  return m->gw_node && m->gw_group ? 0 : -ENOMEM;
+}
+
 int ferry_topo__alloc_nodes(ferry_topo_machine *m) {
   m->service = calloc((size_t)m->nnodes, 1);
   m->default_gw = malloc((size_t)m->nnodes * sizeof *m->default_gw);

@@ -163,17 +163,7 @@ static void torus_link_name(const ferry_topo_machine *m, int link, char *buf, si
   if (o < len) snprintf(buf + o, len - o, ")%c%c", LETTERS[i], dir ? '-' : '+');
 }
 
-static const struct ferry_topo_ops torus_ops = {
-    .route = torus_route,
-    .distance = torus_distance,
-    .coords = torus_coords,
-    .node_at = torus_node_at,
-    .dim_size = torus_dim_size,
-    .link_ends = torus_link_ends,
-    .link_name = torus_link_name,
-    .gw_distances = torus_gw_distances,
-    .destroy = torus_destroy,
-};
+static const struct ferry_topo_ops torus_ops = FERRY_TOPO_OPS(torus, torus_gw_distances);
 
 /* ---- spec parsing ------------------------------------------------------ */
 
@@ -547,12 +537,10 @@ static int torus_tiles(const ferry_topo_machine *m, torus_t *t, ferry_topo_optli
 static int torus_gateways(ferry_topo_machine *m, torus_t *t, int bgq, int ion, int gwnodes, double bw) {
   int nd = t->nd, rc;
   int ntiles = m->nnodes / gwnodes;
-  m->ngw = ntiles;
-  m->gw_node = malloc((size_t)ntiles * sizeof *m->gw_node);
-  m->gw_group = malloc((size_t)ntiles * sizeof *m->gw_group);
+  if ((rc = ferry_topo__alloc_gateways(m, ntiles))) return rc;
   t->gwc = malloc((size_t)ntiles * nd);
   t->ngw = ntiles;
-  if (!m->gw_node || !m->gw_group || !t->gwc) return -ENOMEM;
+  if (!t->gwc) return -ENOMEM;
   /* Tile origins enumerate in node order, and the same offset inside each
    * tile keeps that order, so gateways come out ascending. */
   int tc[TMAXD] = {0}, k = 0, c[TMAXD];
@@ -645,13 +633,9 @@ static void torus_describe(ferry_topo_machine *m, const torus_t *t, int bgq, int
 
 int ferry_topo__build_torus(ferry_topo_machine *m, const char *args, int bgq, char *err, size_t errlen) {
   ferry_topo_optlist ol;
-  int rc = ferry_topo__parse_opts(args, &ol, err, errlen);
+  int rc = ferry_topo__start(m, FERRY_TOPO_TORUS, &torus_ops, sizeof(torus_t), args, &ol, err, errlen);
   if (rc) return rc;
-  torus_t *t = calloc(1, sizeof *t);
-  if (!t) return -ENOMEM;
-  m->impl = t;
-  m->ops = &torus_ops;
-  m->kind = FERRY_TOPO_TORUS;
+  torus_t *t = m->impl;
 
   const char *mesh = NULL, *provenance, *def;
   int ion = 128, gwnodes;
