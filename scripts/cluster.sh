@@ -31,6 +31,11 @@
 #                               the path of a hostfile of the role's nodes: compute
 #                               (mpirun's default), io, or all (compute nodes first)
 #   cluster.sh counters         bytes through each link, CPU ticks of the cluster's processes
+#   cluster.sh link NODE[/storage] down|up
+#                               take NODE's link away at its switch port, or give it
+#                               back (a pulled cable: the node keeps its address and
+#                               routes, its packets go nowhere); NODE/storage is an
+#                               I/O node's storage-side link
 #   cluster.sh mpirun openmpi|mpich [--via LAUNCHER] [launcher args] PROG [ARGS...]
 #                               run an MPI program from node1 across the compute nodes;
 #                               the arguments pass unchanged to mpiexec after the
@@ -499,6 +504,19 @@ hosts_out() { # role [openmpi|hydra]
 # switch's /proc/PID/net/dev with shell builtins only (a reading through
 # nsenter and ip took 0.3-1.4 s at load 25), and one pass over /proc finds the
 # processes.
+link_cmd() { # node[/storage] down|up
+  local n=${1:?usage: cluster.sh link NODE[/storage] down|up} state=${2:-} port
+  case $state in down|up) ;; *) echo "usage: cluster.sh link NODE[/storage] down|up" >&2; exit 2 ;; esac
+  need_up switch
+  case $n in
+    ion*/storage) port=q-${n%/storage} ;;
+    */*) echo "cluster.sh link: only an I/O node has a storage-side link ($n)" >&2; exit 2 ;;
+    *) port=p-$n ;;
+  esac
+  run_in switch ip link show "$port" >/dev/null 2>&1 || { echo "cluster.sh link: no link of $n" >&2; exit 2; }
+  run_in switch ip link set "$port" "$state"
+}
+
 counters() {
   need_up switch
   local n dev rx tx rest bits ns nss=() t
@@ -616,5 +634,6 @@ case $cmd in
   machine) machine_out ;;
   mpirun) mpirun "$@" ;;
   counters) counters ;;
-  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R --io-nodes M --io-rate R --io-storage-rate R --io-slots S]|down|status|env|exec NODE CMD...|hosts ROLE [FLAVOR]|machine|counters|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
+  link) link_cmd "$@" ;;
+  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R --io-nodes M --io-rate R --io-storage-rate R --io-slots S]|down|status|env|exec NODE CMD...|hosts ROLE [FLAVOR]|machine|counters|link NODE down|up|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
 esac

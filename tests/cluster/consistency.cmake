@@ -54,6 +54,33 @@ cluster_test(cluster_nodefault TIMEOUT 300 PASS "t_nodefault: passed"
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/nodefault.sh ${FERRY_MPI_FLAVOR} 180 "${PRE_STRING}" --
   $<TARGET_FILE:t_nodefault>)
 
+# Rounds of writes from every node, a sync every few rounds, the file growing
+# past its first shard: every byte reads back after sync-barrier-sync and the
+# size is what was written, through each strategy (a size set back at sync
+# while the nodes went on writing left the sharded volume's file all zeros,
+# every call having succeeded).
+foreach(s independent twophase local)
+  set(h "*:ferry_write_strategy=${s}:ferry_read_strategy=${s}")
+  if(FERRY_MPI_FLAVOR STREQUAL "mpich")
+    set(GROWTH_FWD -genv FERRY_HINTS ${h})
+  else()
+    set(GROWTH_FWD -x FERRY_HINTS=${h})
+  endif()
+  cluster_test(cluster_growth_${s} TIMEOUT 180 PASS "t_ridethrough: passed"
+    COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${STATE_FWD} ${GROWTH_FWD} $<TARGET_FILE:t_ridethrough> 3)
+endforeach()
+
+# A compute node's link and the storage node's link away for 5 s under a
+# writing job (tests/cluster/linkfault.sh): the clients and TCP ride it out,
+# so no call fails and every byte reads back; the job's time limit catches a
+# hang. auto only here (make test's time); every strategy and the natives by
+# hand (docs/reliability.md).
+foreach(v node3 storage1)
+  cluster_test(cluster_linkdrop_${v} TIMEOUT 300 PASS "t_ridethrough: passed"
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/linkfault.sh ${FERRY_MPI_FLAVOR} 180 ${v} 5 "${PRE_STRING}" --
+    $<TARGET_FILE:t_ridethrough> 15)
+endforeach()
+
 # The differential tests compare with the natives on this host at 8 ranks,
 # where Debian's MPICH 4.0.2 (not the 5.0.2 runtime the cluster runs) fails
 # t_coll natively: Open MPI only.
