@@ -136,15 +136,9 @@ static int agree_and_refresh(ferry_file *f, int code, const char *elsewhere)
         return ferry_err((int)r[0], elsewhere);
     int64_t want = max64(floor, r[1]);
     int err = 0;
-    /* Where a truncate makes the writes other clients go on making
-     * unreadable (GlusterFS shard: a cut at sync while 8 ranks on 4 nodes
-     * went on writing left the whole file zeros, every call having
-     * succeeded; tests/cluster/linkfault.sh's t_ridethrough), the servers'
-     * size is set back at close only. Until then the ranks' sizes and reads
-     * stop at the agreed size (the read limit, driver/coherence.h). */
-    if (f->fs.size_race && !f->fs.truncate_stale && r[1] > f->settled_size)
+    if (f->fs.size_race && r[1] > f->settled_size)
         err = set_size_back(f, want);
-    if (!err && !f->fs.truncate_stale)
+    if (!err)
         f->settled_size = want;
     ferry_coh_set_floor(&f->fd, want);
     int64_t size;

@@ -27,6 +27,7 @@ struct ferry_coherence {
     ferry_size_refresh size_refresh;
     int close_behind;
     int size_race;
+    int64_t cut_unit;
     int64_t whole_file_cache;
     /* read and written by the caller's thread, the nonblocking worker and
      * the aggregators' writer threads: atomics */
@@ -59,6 +60,7 @@ int ferry_coh_attach(ferry_fd *fd, const char *path, const ferry_fs_info *fs)
     c->size_refresh = fs->size_refresh;
     c->close_behind = fs->close_behind;
     c->size_race = fs->size_race;
+    c->cut_unit = fs->cut_unit;
     c->whole_file_cache = fs->whole_file_cache;
     fd->coh = c;
     return 0;
@@ -260,6 +262,11 @@ void ferry_coh_before_read(ferry_fd *fd, int64_t off, int64_t len)
     if (c->whole_file_cache && fstat(fd->fd, &st) == 0 && small_enough(c, st.st_size))
         list_dir(c->path, fd->fd);
     ferry_coh_drop(fd, off, len);
+}
+
+int64_t ferry_coh_cut_unit(const ferry_fd *fd)
+{
+    return fd->coh ? fd->coh->cut_unit : 0;
 }
 
 int64_t ferry_coh_read_limit(const ferry_fd *fd)

@@ -332,6 +332,7 @@ static void stripe_gluster(const char *mnt, ferry_fs_info *fs)
          * already resolved (xlators/features/shard, GlusterFS 10) */
         fs->size_race = 1;
         fs->truncate_stale = 1;
+        fs->cut_unit = (int64_t)4 << 20; /* features.shard-block-size's least */
         fs->stripe_count = bricks;
         fs->stripe_unit = (int64_t)64 << 20; /* features.shard-block-size default */
         fs->stripe_src = FERRY_STRIPE_DEFAULT;

@@ -81,6 +81,11 @@ typedef struct ferry_fs_info {
      * again stay unreadable here until the client forgets the file
      * (GlusterFS shard): no client call defeats it, reads fail instead */
     int truncate_stale;
+    /* a cut to a multiple of this many bytes empties the block before the
+     * cut (GlusterFS shard: a 10 MiB file cut to 4 MiB reads back as 4 MiB
+     * of zeros, to 8 MiB loses its second 4 MiB; the smallest shard size,
+     * so that every power-of-two shard size is a multiple of it); 0: none */
+    int64_t cut_unit;
     /* clients of this volume in this process's mount table (0: unknown) */
     int clients_here;
     /* every process of the job reaches the file system through one client

@@ -6,9 +6,11 @@
  * every rank reads back a neighbour's parts after sync-barrier-sync. A short
  * outage must cost time only: no call fails, every byte is in the file. It
  * leaves "started" in the directory after the first round, for the script,
- * and prints how long the slowest round took (where the outage fell).
+ * and prints how long the slowest round took (where the outage fell). Last,
+ * a cut to a multiple of 4 MiB must keep every byte below it.
  *
- *   t_ridethrough [seconds]      (default 20)
+ *   t_ridethrough [seconds [reopen]]   (default 20 s; reopen: close and open
+ *                                       the file again every that many rounds)
  * T_KEEP=1 keeps the file; T_DEBUG=1 prints the first wrong parts.
  */
 #include "tutil.h"
@@ -17,6 +19,7 @@
 
 #define PART (64 * 1024)
 #define SYNC_EVERY 4
+#define CUT ((MPI_Offset)4 << 20)
 
 static void fill(char *b, int round, int rank, int which)
 {
@@ -33,6 +36,7 @@ int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
     double limit = argc > 1 ? atof(argv[1]) : 20.0;
+    int reopen = argc > 2 ? atoi(argv[2]) : 0;
     char path[512], marker[512];
     t_path(path, sizeof path, "ridethrough.dat");
     t_path(marker, sizeof marker, "started");
@@ -69,6 +73,15 @@ int main(int argc, char **argv)
                 close(fd);
         }
         rounds++;
+        /* a checkpoint's pattern: close, then open again and go on */
+        if (reopen > 0 && rounds % reopen == 0) {
+            rc = MPI_File_close(&fh);
+            failures += rc != MPI_SUCCESS;
+            rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+            EXPECT(rc == MPI_SUCCESS, "round %d: open again: %s", rounds, t_class_name(rc));
+            if (rc != MPI_SUCCESS)
+                return t_finish("t_ridethrough");
+        }
         double took = MPI_Wtime() - r0;
         slowest = took > slowest ? took : slowest;
         /* rank 0's clock decides, so every rank runs the same rounds */
@@ -106,6 +119,25 @@ int main(int argc, char **argv)
     MPI_File_get_size(fh, &size);
     EXPECT(size == part_at(rounds, 0, 0), "size %lld, %lld written", (long long)size,
            (long long)part_at(rounds, 0, 0));
+    /* a cut to a multiple of 4 MiB, the shard size's least: what is below
+     * it stays (GlusterFS shard empties the block before such a cut) */
+    MPI_Offset keep = size / CUT * CUT;
+    if (keep > 0) {
+        rc = MPI_File_set_size(fh, keep);
+        EXPECT(rc == MPI_SUCCESS, "set_size(%lld): %s", (long long)keep, t_class_name(rc));
+        wrong = 0;
+        for (int r = 0; rc == MPI_SUCCESS && r < rounds; r++)
+            for (int which = 0; which < 2; which++) {
+                if (part_at(r, nb, which) + PART > keep)
+                    continue;
+                fill(want, r, nb, which);
+                rc = MPI_File_read_at(fh, part_at(r, nb, which), buf, PART, MPI_BYTE, MPI_STATUS_IGNORE);
+                wrong += rc != MPI_SUCCESS || memcmp(buf, want, PART) != 0;
+            }
+        EXPECT(wrong == 0, "after set_size(%lld): %d parts below it read back wrong", (long long)keep, wrong);
+        MPI_File_get_size(fh, &size);
+        EXPECT(size == keep, "size %lld after set_size(%lld)", (long long)size, (long long)keep);
+    }
     rc = MPI_File_close(&fh);
     EXPECT(rc == MPI_SUCCESS, "close: %s", t_class_name(rc));
     double worst = 0;
