@@ -16,6 +16,7 @@ flavor=$1 limit=$2 victim=$3 down=$4 extra=$5
 shift 5
 [ "${1:-}" = -- ] && shift
 C=${FERRY_CLUSTER:-$(dirname "$0")/../../scripts/cluster.sh}
+. "$(dirname "$0")/faultjob.sh"
 # clusterrun.sh's fresh directory, or one of this script's own
 dir=${FERRY_CLUSTER_DIR:-}
 own=""
@@ -33,14 +34,8 @@ restore() { bash "$C" link "$victim" up 2>/dev/null; }
 trap 'restore; rm -f "$out"; [ -z "$own" ] || bash "$C" exec node1 rm -rf "$dir"' EXIT
 start=$EPOCHREALTIME
 elapsed() { awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
-# shellcheck disable=SC2086
-timeout "$limit" bash "$C" mpirun "$flavor" $extra "${fwd[@]}" "$@" >"$out" 2>&1 &
-job=$!
-for _ in $(seq 1 300); do
-  bash "$C" exec node1 test -e "$dir/started" && break
-  kill -0 $job 2>/dev/null || break
-  sleep 0.2
-done
+fault_job_start "$limit" "$out" "$flavor" "$extra" "$@"
+fault_job_wait_started "$dir"
 if bash "$C" link "$victim" down; then
   echo "linkfault: $victim's link down at $(elapsed) s for $down s"
   sleep "$down"

@@ -14,6 +14,7 @@ flavor=$1 limit=$2 extra=$3
 shift 3
 [ "${1:-}" = -- ] && shift
 C=$FERRY_CLUSTER
+. "$(dirname "$0")/faultjob.sh"
 mnt=/mnt/ferry-fault-${FERRY_CLUSTER_TAG:-default}
 src=$(bash "$C" exec node1 awk -v m="$FERRY_CLUSTER_SHARD" '$2 == m {print $1; exit}' /proc/mounts)
 [ -n "$src" ] || { echo "nodefault: no sharded volume mounted in node1"; exit 1; }
@@ -34,15 +35,9 @@ if [ "$flavor" = openmpi ]; then fwd=(-x "FERRY_TEST_OUT=$dir"); else fwd=(-genv
 
 out=$(mktemp)
 start=$(date +%s)
-# shellcheck disable=SC2086
-timeout "$limit" bash "$C" mpirun "$flavor" $extra "${fwd[@]}" "$@" >"$out" 2>&1 &
-job=$!
+fault_job_start "$limit" "$out" "$flavor" "$extra" "$@"
 # the first round is in: the victim's client goes
-for _ in $(seq 1 200); do
-  bash "$C" exec node1 test -e "$dir/started" && break
-  kill -0 $job 2>/dev/null || break
-  sleep 0.2
-done
+fault_job_wait_started "$dir"
 pid=$(bash "$C" exec $victim ps -eo pid=,args= | awk -v m="$mnt" '$2 ~ /glusterfs$/ && $NF == m {print $1; exit}')
 if [ -z "$pid" ]; then echo "nodefault: no client of $mnt found in $victim"; cat "$out"; exit 1; fi
 kill -9 "$pid"
