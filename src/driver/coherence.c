@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "driver/coherence.h"
+#include "driver/faults.h"
 #include "driver/path.h"
 
 #include <dirent.h>
@@ -264,9 +265,42 @@ void ferry_coh_before_read(ferry_fd *fd, int64_t off, int64_t len)
     ferry_coh_drop(fd, off, len);
 }
 
-int64_t ferry_coh_cut_unit(const ferry_fd *fd)
+static int cut(int fd, int64_t size)
 {
-    return fd->coh ? fd->coh->cut_unit : 0;
+    int rc;
+    do {
+        rc = ferry_fault_ftruncate(fd, size);
+    } while (rc < 0 && errno == EINTR);
+    return rc < 0 ? -errno : 0;
+}
+
+/* Where a cut to a multiple of the file system's block empties the block
+ * below it (ferry_fs_info.cut_unit), a cut below the file's end ends one
+ * byte short and writes that byte back, which grows the file to the size
+ * asked. */
+int ferry_coh_cut(ferry_fd *fd, int64_t size)
+{
+    int64_t unit = fd->coh ? fd->coh->cut_unit : 0;
+    char last;
+    ssize_t got = 0;
+    if (unit > 0 && size > 0 && size % unit == 0) {
+        do {
+            got = ferry_fault_pread(fd->fd, &last, 1, (off_t)(size - 1));
+        } while (got < 0 && errno == EINTR);
+        if (got < 0)
+            return -errno;
+    }
+    /* nothing at size - 1: the cut grows the file, which empties nothing */
+    if (got != 1)
+        return cut(fd->fd, size);
+    int rc = cut(fd->fd, size - 1);
+    if (rc)
+        return rc;
+    ssize_t put;
+    do {
+        put = ferry_fault_pwrite(fd->fd, &last, 1, (off_t)(size - 1));
+    } while (put < 0 && errno == EINTR);
+    return put == 1 ? 0 : put < 0 ? -errno : -EIO;
 }
 
 int64_t ferry_coh_read_limit(const ferry_fd *fd)
@@ -384,7 +418,7 @@ static int settle_growth(ferry_fd *fd)
         want = end;
     else if (have < want || !ferry_coh_zeros(fd, want, have, &err))
         return err; /* another writer's bytes (or a size set smaller meanwhile): theirs */
-    return ftruncate(fd->fd, (off_t)want) < 0 ? -errno : 0;
+    return ferry_coh_cut(fd, want);
 }
 
 int ferry_coh_grow_end(ferry_fd *fd, int held)

@@ -81,9 +81,11 @@ void ferry_coh_before_read(ferry_fd *fd, int64_t off, int64_t len);
  * INT64_MAX. Other ranks' growth since the last sync is not in it, and MPI
  * does not ask that it be seen. */
 int64_t ferry_coh_read_limit(const ferry_fd *fd);
-/* Where a cut to a multiple of it empties the block before the cut
- * (ferry_fs_info.cut_unit), that multiple; else 0. */
-int64_t ferry_coh_cut_unit(const ferry_fd *fd);
+/* ftruncate, where a cut to a multiple of the file system's block would
+ * empty the block below it (ferry_fs_info.cut_unit) without doing so;
+ * 0 or -errno. The driver's truncate and the atomic growth's settling use
+ * it. */
+int ferry_coh_cut(ferry_fd *fd, int64_t size);
 /* A read came back short at byte `at`: 1 if the size was refreshed because
  * the file should reach further, and the read should go on. */
 int ferry_coh_retry_short(ferry_fd *fd, int64_t at);

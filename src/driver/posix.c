@@ -255,41 +255,9 @@ static int posix_size(ferry_fd *f, int64_t *size)
     return 0;
 }
 
-static int cut(int fd, int64_t size)
-{
-    int rc;
-    do {
-        rc = ferry_fault_ftruncate(fd, size);
-    } while (rc < 0 && errno == EINTR);
-    return rc < 0 ? -errno : 0;
-}
-
-/* Where a cut to a multiple of the file system's block empties the block
- * before it (ferry_coh_cut_unit), a cut below the file's end ends one byte
- * short and writes that byte back, which grows the file to the size asked. */
 static int posix_truncate(ferry_fd *f, int64_t size)
 {
-    int64_t unit = ferry_coh_cut_unit(f);
-    char last;
-    ssize_t got = 0;
-    if (unit > 0 && size > 0 && size % unit == 0) {
-        do {
-            got = ferry_fault_pread(f->fd, &last, 1, (off_t)(size - 1));
-        } while (got < 0 && errno == EINTR);
-        if (got < 0)
-            return -errno;
-    }
-    /* nothing at size - 1: the cut grows the file, which empties nothing */
-    if (got != 1)
-        return cut(f->fd, size);
-    int rc = cut(f->fd, size - 1);
-    if (rc)
-        return rc;
-    ssize_t put;
-    do {
-        put = ferry_fault_pwrite(f->fd, &last, 1, (off_t)(size - 1));
-    } while (put < 0 && errno == EINTR);
-    return put == 1 ? 0 : put < 0 ? -errno : -EIO;
+    return ferry_coh_cut(f, size);
 }
 
 static int posix_allocate(ferry_fd *f, int64_t size)
