@@ -56,11 +56,13 @@ links() { # before after
 }
 
 job() { # build, mode, operation, round
-  local b=$1 mode=$2 op=$3 flavor hosts=() before after j
+  local b=$1 mode=$2 op=$3 flavor hosts=() before after j d=0
   flavor=$(basename "$b")
-  [ "$flavor" = mpich ] && hosts=(-f "$(cl hosts all hydra)") || hosts=(-f "$(cl hosts all openmpi)")
-  local d=0
-  if [ "$mode" = decoupled ]; then d=$dp; else hosts=(); fi
+  if [ "$mode" = decoupled ]; then
+    d=$dp
+    # compute nodes first, then I/O nodes: the data processes take the last
+    if [ "$flavor" = mpich ]; then hosts=(-f "$(cl hosts all hydra)"); else hosts=(-f "$(cl hosts all openmpi)"); fi
+  fi
   before=$(mktemp) after=$(mktemp) j=$(mktemp)
   cl counters >"$before"
   cl mpirun "$flavor" --via "$PWD/$b/bin/ferry-run" -np "$np" -dp "$d" "${hosts[@]}" \
@@ -80,11 +82,9 @@ job() { # build, mode, operation, round
 }
 
 # the file is made before the first timed job, so that no job pays for it
-for b in $builds; do
-  cl mpirun "$(basename "$b")" --via "$PWD/$b/bin/ferry-run" -np "$np" -dp 0 \
-    "$PWD/$b/bin/ferry-decouple-bench" -o "$file" -s "$size" -t "$call" -w 0 -r 1 --ops sum --mode traditional >/dev/null
-  break
-done
+b=${builds%% *}
+cl mpirun "$(basename "$b")" --via "$PWD/$b/bin/ferry-run" -np "$np" -dp 0 \
+  "$PWD/$b/bin/ferry-decouple-bench" -o "$file" -s "$size" -t "$call" -w 0 -r 1 --ops sum --mode traditional >/dev/null
 sample() { # build:mode:operation round
   local b=${1%%:*} rest=${1#*:}
   job "$b" "${rest%%:*}" "${rest#*:}" "$2"

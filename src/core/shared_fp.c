@@ -20,7 +20,7 @@
  * 4 threads per rank): there a pool belongs to one program communicator,
  * whose opens and closes every rank makes in one order, and it goes with
  * the close of its last file (a window per file instead ran MPICH out of
- * windows with 1000 files open). A slot holds the pointer relative to its value at open (an
+ * communicators with 1000 files open). A slot holds the pointer relative to its value at open (an
  * appended file's size, which every rank has from the open), and a free
  * slot holds 0: an open writes nothing, and only a close of a file whose
  * pointer moved zeroes its slot again.
@@ -93,20 +93,18 @@ static shfp_pool *pool_find(MPI_Comm comm)
     return p;
 }
 
-/* Where the pool of a program communicator is kept at MPI_THREAD_MULTIPLE,
- * else NULL (pools are kept per group). */
-static void **threads_slot(struct ferry_dups *d)
-{
-    int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    return level == MPI_THREAD_MULTIPLE && d ? ferry_dups_shfp_slot(d) : NULL;
-}
-
 static int threads_multiple(void)
 {
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     return level == MPI_THREAD_MULTIPLE;
+}
+
+/* Where the pool of a program communicator is kept at MPI_THREAD_MULTIPLE,
+ * else NULL (pools are kept per group). */
+static void **threads_slot(struct ferry_dups *d)
+{
+    return d && threads_multiple() ? ferry_dups_shfp_slot(d) : NULL;
 }
 
 int64_t ferry_shfp_pool_state(MPI_Comm comm, struct ferry_dups *d)

@@ -277,7 +277,8 @@ static int cut(int fd, int64_t size)
 /* Where a cut to a multiple of the file system's block empties the block
  * below it (ferry_fs_info.cut_unit), a cut below the file's end ends one
  * byte short and writes that byte back, which grows the file to the size
- * asked. */
+ * asked. Every caller has dropped this client's pages first (a refresh, or
+ * the settling's drop), so the byte read is the servers'. */
 int ferry_coh_cut(ferry_fd *fd, int64_t size)
 {
     int64_t unit = fd->coh ? fd->coh->cut_unit : 0;
