@@ -36,6 +36,21 @@
 #                               back (a pulled cable: the node keeps its address and
 #                               routes, its packets go nowhere); NODE/storage is an
 #                               I/O node's storage-side link
+#   cluster.sh rate NODE[/storage] RATE|default
+#                               shape NODE's link to RATE (tc's form: 1mbit), or
+#                               back to what up gave it: a slow link for a run
+#   cluster.sh brick VOLUME bN|PATH down|up|stop|cont
+#                               kill brick bN of VOLUME (shard or dist; or the
+#                               brick that holds PATH, a path on the volume as
+#                               the nodes mount it) at once, as a server that
+#                               crashes, or start the volume's dead bricks again;
+#                               stop it (SIGSTOP: a server that neither answers
+#                               nor fails) and let it go on
+#   cluster.sh small up SIZE|down
+#                               a sharded volume of its own whose one brick is a
+#                               tmpfs of SIZE (mount's form: 64m) in storage1,
+#                               mounted on every compute and I/O node at
+#                               $MNT/small: a storage target that fills up
 #   cluster.sh mpirun openmpi|mpich [--via LAUNCHER] [launcher args] PROG [ARGS...]
 #                               run an MPI program from node1 across the compute nodes;
 #                               the arguments pass unchanged to mpiexec after the
@@ -74,6 +89,7 @@ STATE=$ROOT/state
 NET=10.77.0
 SNET=10.78.0 # the storage network, where there are I/O nodes
 VOLS=(ferry-shard ferry-dist)
+SMALL=ferry-small # `cluster.sh small`'s volume, made only on demand
 AGENT=$here/cluster-agent.sh
 
 say() { echo "cluster: $*"; }
@@ -399,7 +415,7 @@ remove_node() {
   local n=$1 v
   if alive "$n"; then
     in_node "$n"
-    for v in "${VOLS[@]}"; do gl_umount "$(mnt_of $v)" 2>/dev/null; done
+    for v in "${VOLS[@]}" "$SMALL"; do gl_umount "$(mnt_of $v)" 2>/dev/null; done
   fi
   end_members "$n"
   rm -f "$STATE/$n.pid" "$STATE/$n.ns" "$STATE/$n.glusterd.pid"
@@ -417,7 +433,7 @@ down() {
   done
   rm -rf "${ROOT:?}/bricks" "${ROOT:?}/nodes" "$STATE"
   rm -f "$ROOT/lock"; rmdir "$ROOT" 2>/dev/null
-  rmdir "$MNT/shard" "$MNT/dist" "$MNT" 2>/dev/null
+  rmdir "$MNT/shard" "$MNT/dist" "$(mnt_of $SMALL)" "$MNT" 2>/dev/null
   say "down in $((SECONDS - t0)) s"
 }
 
@@ -515,6 +531,104 @@ link_cmd() { # node[/storage] down|up
   esac
   run_in switch ip link show "$port" >/dev/null 2>&1 || { echo "cluster.sh link: no link of $n" >&2; exit 2; }
   run_in switch ip link set "$port" "$state"
+}
+
+rate_cmd() { # node[/storage] rate|default
+  local n=${1:?usage: cluster.sh rate NODE[/storage] RATE|default} r=${2:?usage: cluster.sh rate NODE[/storage] RATE|default}
+  need_up switch
+  need_up "${n%/storage}"
+  local dev=eth0 port=p-$n given
+  given=$(rate_of "$n")
+  case $n in
+    ion*/storage) dev=eth1 port=q-${n%/storage} given=$(srate_of "$n") ;;
+    */*) echo "cluster.sh rate: only an I/O node has a storage-side link ($n)" >&2; exit 2 ;;
+  esac
+  [ "$r" = default ] && r=$given
+  [ "$r" = none ] || rate_bits "$r" >/dev/null || { echo "cluster.sh rate: cannot read the rate $r" >&2; exit 2; }
+  shape "${n%/storage}" "$dev" "$r" && shape switch "$port" "$r"
+}
+
+# A brick's volume, host and directory, from VOLUME and bN or a path on the
+# volume (the bricks are this host's directories: b1..b4, dealt round-robin
+# over the storage nodes, as make_volumes makes them).
+brick_of() { # volume bN|path -> "vol host dir"
+  local v=ferry-${1#ferry-} b=$2 i d rel
+  case $b in
+    b[1-4]) i=${b#b} ;;
+    /*)
+      rel=${b#"$(mnt_of "$v")"/}
+      [ "$rel" != "$b" ] || { echo "cluster.sh brick: $b is not on $v ($(mnt_of "$v"))" >&2; return 2; }
+      for d in "$ROOT/bricks/$v"/b[1-4]; do [ -e "$d/$rel" ] && { i=${d##*/b}; break; }; done
+      [ -n "${i:-}" ] || { echo "cluster.sh brick: no brick of $v holds $rel" >&2; return 2; } ;;
+    *) echo "usage: cluster.sh brick VOLUME bN|PATH down|up" >&2; return 2 ;;
+  esac
+  echo "$v storage$(((i - 1) % NSTORAGE + 1)) $ROOT/bricks/$v/b$i"
+}
+
+brick_cmd() { # volume bN|path down|up|stop|cont
+  local state=${3:-} v host dir pid
+  case $state in down|up|stop|cont) ;; *) echo "usage: cluster.sh brick VOLUME bN|PATH down|up|stop|cont" >&2; exit 2 ;; esac
+  read -r v host dir <<<"$(brick_of "${1:-}" "${2:-}")" || exit 2
+  [ -n "$dir" ] || exit 2
+  need_up storage1
+  in_node storage1
+  if [ "$state" = up ]; then
+    gl volume start "$v" force >/dev/null || { echo "cluster.sh brick: cannot start $v's bricks" >&2; exit 1; }
+    return 0
+  fi
+  # a stopped brick does not answer glusterd either: its pid is kept
+  local kept=$STATE/stopped.$v.b${dir##*/b}
+  if [ "$state" = cont ]; then
+    [ -e "$kept" ] || return 0
+    kill -CONT "$(cat "$kept")" 2>/dev/null
+    rm -f "$kept"
+    return 0
+  fi
+  # the status row of one brick, wrapped over lines: "... Port RDMA Online Pid"
+  pid=$(gl volume status "$v" "$host:$dir" 2>/dev/null | tr -s ' \n' ' ' | grep -o ' Y [0-9][0-9]*' | awk '{print $2; exit}')
+  [ -n "$pid" ] || { echo "cluster.sh brick: $host:$dir of $v is not running" >&2; exit 1; }
+  if [ "$state" = stop ]; then
+    echo "$pid" >"$kept"
+    kill -STOP "$pid"
+    say "stopped brick $host:$dir of $v (pid $pid)"
+    return 0
+  fi
+  kill -9 "$pid"
+  say "killed brick $host:$dir of $v (pid $pid)"
+}
+
+small_cmd() { # up SIZE | down
+  local act=${1:-} size=${2:-64m} d=$ROOT/small n
+  need_up storage1
+  case $act in
+    up)
+      run_in storage1 sh -c 'mkdir -p "$1" && { mountpoint -q "$1" || mount -t tmpfs -o size="$2" tmpfs "$1"; } &&
+        mkdir -p "$1/b"' sh "$d" "$size" || { echo "cluster.sh small: cannot mount a tmpfs of $size in storage1" >&2; exit 1; }
+      in_node storage1
+      gl_vol_exists $SMALL || gl_create_vol $SMALL sharded "storage1:$d/b" ||
+        { echo "cluster.sh small: cannot create $SMALL" >&2; exit 1; }
+      gl_vol_started $SMALL || gl volume start $SMALL force >/dev/null ||
+        { echo "cluster.sh small: cannot start $SMALL" >&2; exit 1; }
+      for n in $(compute_nodes) $(io_nodes); do
+        in_node "$n"
+        gl_mounted "$(mnt_of $SMALL)" || gl_mount storage1 $SMALL "$(mnt_of $SMALL)" ||
+          { echo "cluster.sh small: $n cannot mount $SMALL" >&2; exit 1; }
+      done
+      say "$SMALL: $size in storage1, at $(mnt_of $SMALL) on every node" ;;
+    down)
+      for n in $(compute_nodes) $(io_nodes); do
+        alive "$n" || continue
+        in_node "$n"
+        gl_umount "$(mnt_of $SMALL)"
+      done
+      in_node storage1
+      if gl_vol_exists $SMALL; then
+        gl volume stop $SMALL force >/dev/null
+        gl volume delete $SMALL >/dev/null || { echo "cluster.sh small: cannot delete $SMALL" >&2; exit 1; }
+      fi
+      run_in storage1 sh -c 'umount "$1" 2>/dev/null; rmdir "$1" 2>/dev/null; true' sh "$d" ;;
+    *) echo "usage: cluster.sh small up SIZE|down" >&2; exit 2 ;;
+  esac
 }
 
 counters() {
@@ -635,5 +749,8 @@ case $cmd in
   mpirun) mpirun "$@" ;;
   counters) counters ;;
   link) link_cmd "$@" ;;
-  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R --io-nodes M --io-rate R --io-storage-rate R --io-slots S]|down|status|env|exec NODE CMD...|hosts ROLE [FLAVOR]|machine|counters|link NODE down|up|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
+  rate) rate_cmd "$@" ;;
+  brick) brick_cmd "$@" ;;
+  small) small_cmd "$@" ;;
+  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R --io-nodes M --io-rate R --io-storage-rate R --io-slots S]|down|status|env|exec NODE CMD...|hosts ROLE [FLAVOR]|machine|counters|link NODE down|up|rate NODE RATE|brick VOLUME bN|PATH down|up|stop|cont|small up SIZE|down|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
 esac

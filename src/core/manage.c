@@ -3,6 +3,7 @@
 #include "core/strategies.h"
 #include "core/errors.h"
 #include "core/say.h"
+#include "core/watchdog.h"
 
 /* One allreduce checks that a value agrees and carries any local error. */
 static int agree_value(ferry_file *f, int64_t value, int local, int *differs)
@@ -137,5 +138,6 @@ int ferry_file_set_info(ferry_file *f, MPI_Info info)
         for (int i = 0; i < w.n; i++)
             ferry_say(FERRY_WARN, "%s: %s", f->filename, w.msg[i]);
     f->hints = h;
+    ferry_watchdog_watch(&f->fd, f->filename, h.io_timeout);
     return all == MPI_SUCCESS ? MPI_SUCCESS : ferry_err(all, "set_info failed on another rank");
 }

@@ -34,6 +34,7 @@
 #include "core/trace.h"
 #include "core/strategies.h"
 #include "core/say.h"
+#include "core/watchdog.h"
 #include "driver/coherence.h"
 
 #include <errno.h>
@@ -77,19 +78,20 @@ static void file_free(ferry_file *f)
 
 static int open_fd(ferry_file *f, int flags)
 {
+    int rc = -EACCES;
     /* Write-only files are opened read-write where permissions allow, so
      * sieving and collective buffering can read around holes. */
     if ((flags & FERRY_OPEN_WRITE) && !(flags & FERRY_OPEN_READ)) {
-        int rc = f->fd.drv->open(f->path, flags | FERRY_OPEN_READ, &f->fd);
-        if (rc == 0) {
-            f->fd_readable = 1;
-            return 0;
-        }
-        if (rc != -EACCES)
-            return rc;
+        rc = f->fd.drv->open(f->path, flags | FERRY_OPEN_READ, &f->fd);
+        f->fd_readable = rc == 0;
     }
-    f->fd_readable = !!(flags & FERRY_OPEN_READ);
-    return f->fd.drv->open(f->path, flags, &f->fd);
+    if (rc == -EACCES) {
+        f->fd_readable = !!(flags & FERRY_OPEN_READ);
+        rc = f->fd.drv->open(f->path, flags, &f->fd);
+    }
+    if (rc == 0)
+        ferry_watchdog_watch(&f->fd, f->filename, f->hints.io_timeout);
+    return rc;
 }
 
 static int (*open_check)(void);

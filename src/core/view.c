@@ -7,6 +7,7 @@
 #include "core/datarep.h"
 #include "core/errors.h"
 #include "core/file.h"
+#include "core/watchdog.h"
 #include "datatype/usable.h"
 #include "util/fnv.h"
 
@@ -183,6 +184,7 @@ int ferry_view_set(ferry_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datat
         ferry_hint_warnings w = {0};
         ferry_hints_apply_info(&f->hints, info, &w);
         ferry_hints_apply_env(&f->hints, f->filename, &w);
+        ferry_watchdog_watch(&f->fd, f->filename, f->hints.io_timeout);
     }
     ferry_stats_phase(&f->stats, FERRY_PHASE_META, t0);
     return MPI_SUCCESS;

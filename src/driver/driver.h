@@ -20,6 +20,11 @@ typedef struct ferry_fd {
     int fd;
     const struct ferry_driver *drv;
     ferry_coherence *coh; /* NULL where the file system's caches are coherent */
+    /* the watchdog's (watch.h): how long one system call on it may wait
+     * (0: as long as the file system makes it), and the file's name for
+     * the message; set by the opener, 0 and NULL after open */
+    int watch_seconds;
+    const char *watch_name;
 } ferry_fd;
 
 enum { FERRY_OPEN_READ = 1, FERRY_OPEN_WRITE = 2, FERRY_OPEN_CREATE = 4, FERRY_OPEN_EXCL = 8 };

@@ -28,7 +28,7 @@ static int launcher_rank(void)
 }
 
 enum { OP_READ = 1, OP_WRITE = 2, OP_TRUNCATE = 4 };
-enum { ERR_EIO = 1, ERR_ENOSPC, ERR_EINTR, ERR_SHORT, ERR_GROW };
+enum { ERR_EIO = 1, ERR_ENOSPC, ERR_EINTR, ERR_SHORT, ERR_GROW, ERR_HANG };
 
 static struct {
     int parsed, active, ops, rank, me, err;
@@ -72,7 +72,8 @@ static void parse(void)
             spec.every = atol(eq) > 0 ? atol(eq) : 1;
         else if (!strcmp(tok, "err"))
             spec.err = !strcmp(eq, "ENOSPC") ? ERR_ENOSPC : !strcmp(eq, "EINTR") ? ERR_EINTR
-                     : !strcmp(eq, "SHORT")  ? ERR_SHORT  : !strcmp(eq, "GROW") ? ERR_GROW : ERR_EIO;
+                     : !strcmp(eq, "SHORT")  ? ERR_SHORT  : !strcmp(eq, "GROW") ? ERR_GROW
+                     : !strcmp(eq, "HANG")   ? ERR_HANG   : ERR_EIO;
     }
     spec.active = 1;
 }
@@ -98,6 +99,9 @@ static ssize_t inject(int f, size_t n)
     case ERR_ENOSPC: errno = ENOSPC; return -1;
     case ERR_EINTR: errno = EINTR; return -1;
     case ERR_SHORT: return (ssize_t)(n > 1 ? n / 2 : 0);
+    case ERR_HANG:
+        for (;;)
+            sleep(3600);
     default: errno = EIO; return -1;
     }
 }

@@ -12,7 +12,8 @@
  *   err: EIO | ENOSPC | EINTR | SHORT | GROW (a write succeeds and the size
  *   is left 4 KiB past its end, as racing GlusterFS shard clients do; a
  *   truncate leaves the size 4 KiB past the one asked for, as the shard
- *   translator does when it applies a cut from a stale size);  times: how
+ *   translator does when it applies a cut from a stale size) | HANG (the
+ *   call never returns: a server that neither answers nor fails);  times: how
  *   many calls fail (default 1, 0 = every call from nth on);  every: K
  *   fails only every K-th call from nth on (default 1).
  */

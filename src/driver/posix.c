@@ -8,6 +8,7 @@
 #include "driver/coherence.h"
 #include "driver/faults.h"
 #include "driver/path.h"
+#include "driver/watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +50,8 @@ static int posix_open(const char *path, int flags, ferry_fd *out)
     out->fd = fd;
     out->drv = ferry_driver_posix();
     out->coh = NULL;
+    out->watch_seconds = 0;
+    out->watch_name = NULL;
     return 0;
 }
 
@@ -60,7 +63,9 @@ static int posix_close(ferry_fd *f)
      * another node opening the file next would miss it */
     int synced = ferry_coh_sync_before_close(f) ? posix_sync(f) : 0;
     ferry_coh_detach(f);
+    ferry_watch_begin(f, "close");
     int rc = close(f->fd);
+    ferry_watch_end(f);
     f->fd = -1;
     /* EINTR on close leaves the descriptor closed on Linux: do not retry. */
     if (rc < 0 && errno != EINTR)
@@ -76,7 +81,7 @@ static int read_errno(int e)
     return e == ENOENT || e == ESTALE ? EIO : e;
 }
 
-static int64_t posix_pread(ferry_fd *f, void *buf, int64_t len, int64_t off)
+static int64_t pread_all(ferry_fd *f, void *buf, int64_t len, int64_t off)
 {
     int64_t done = 0;
     int retried = 0;
@@ -104,6 +109,14 @@ static int64_t posix_pread(ferry_fd *f, void *buf, int64_t len, int64_t off)
     return done;
 }
 
+static int64_t posix_pread(ferry_fd *f, void *buf, int64_t len, int64_t off)
+{
+    ferry_watch_begin(f, "read");
+    int64_t done = pread_all(f, buf, len, off);
+    ferry_watch_end(f);
+    return done;
+}
+
 static int64_t pwrite_all(ferry_fd *f, const void *buf, int64_t len, int64_t off)
 {
     int64_t done = 0;
@@ -128,7 +141,9 @@ static int64_t posix_pwrite(ferry_fd *f, const void *buf, int64_t len, int64_t o
     int held = ferry_coh_grow_begin(f);
     if (held < 0)
         return held;
+    ferry_watch_begin(f, "write");
     int64_t done = pwrite_all(f, buf, len, off);
+    ferry_watch_end(f);
     int rc = ferry_coh_grow_end(f, held);
     return done >= 0 && rc < 0 ? rc : done;
 }
@@ -219,7 +234,10 @@ static int64_t posix_vec(ferry_fd *f, const struct iovec *iov_in, int n, int64_t
 
 static int64_t posix_preadv(ferry_fd *f, const struct iovec *iov, int n, int64_t off)
 {
-    return posix_vec(f, iov, n, off, ferry_fault_preadv, 1);
+    ferry_watch_begin(f, "read");
+    int64_t done = posix_vec(f, iov, n, off, ferry_fault_preadv, 1);
+    ferry_watch_end(f);
+    return done;
 }
 
 static int64_t posix_pwritev(ferry_fd *f, const struct iovec *iov, int n, int64_t off)
@@ -227,7 +245,9 @@ static int64_t posix_pwritev(ferry_fd *f, const struct iovec *iov, int n, int64_
     int held = ferry_coh_grow_begin(f);
     if (held < 0)
         return held;
+    ferry_watch_begin(f, "write");
     int64_t done = posix_vec(f, iov, n, off, (vec_fn)ferry_fault_pwritev, 0);
+    ferry_watch_end(f);
     int rc = ferry_coh_grow_end(f, held);
     return done >= 0 && rc < 0 ? rc : done;
 }
@@ -235,7 +255,10 @@ static int64_t posix_pwritev(ferry_fd *f, const struct iovec *iov, int n, int64_
 static int posix_size(ferry_fd *f, int64_t *size)
 {
     struct stat st;
-    if (fstat(f->fd, &st) < 0)
+    ferry_watch_begin(f, "fstat");
+    int rc = fstat(f->fd, &st);
+    ferry_watch_end(f);
+    if (rc < 0)
         return -errno;
     *size = st.st_size;
     /* where racing clients make sizes too large, the size is the agreed
@@ -257,7 +280,10 @@ static int posix_size(ferry_fd *f, int64_t *size)
 
 static int posix_truncate(ferry_fd *f, int64_t size)
 {
-    return ferry_coh_cut(f, size);
+    ferry_watch_begin(f, "ftruncate");
+    int rc = ferry_coh_cut(f, size);
+    ferry_watch_end(f);
+    return rc;
 }
 
 static int posix_allocate(ferry_fd *f, int64_t size)
@@ -266,7 +292,9 @@ static int posix_allocate(ferry_fd *f, int64_t size)
     int rc = posix_size(f, &cur);
     if (rc < 0 || cur >= size)
         return rc;
+    ferry_watch_begin(f, "fallocate");
     rc = posix_fallocate(f->fd, 0, size);
+    ferry_watch_end(f);
     if (rc == EOPNOTSUPP || rc == EINVAL) {
         /* no fallocate here (e.g. some tmpfs/NFS): write zeros past the end */
         static const char zeros[65536];
@@ -285,11 +313,14 @@ static int posix_allocate(ferry_fd *f, int64_t size)
 static int posix_sync(ferry_fd *f)
 {
     int rc;
+    ferry_watch_begin(f, "fsync");
     do {
         rc = fsync(f->fd);
     } while (rc < 0 && errno == EINTR);
+    int e = errno;
+    ferry_watch_end(f);
     if (rc < 0)
-        return -errno;
+        return -e;
     ferry_coh_synced(f);
     return 0;
 }

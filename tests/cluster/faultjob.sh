@@ -1,5 +1,5 @@
 # The part of a fault test that runs the job (sourced by nodefault.sh and
-# linkfault.sh): the job starts in the background under the test's time
+# fault.sh): the job starts in the background under the test's time
 # limit, and the fault waits until its ranks are under way.
 #
 #   fault_job_start LIMIT OUT FLAVOR EXTRA PROG ARGS...   sets $job

@@ -515,11 +515,12 @@ static void test_info(void)
     CHECK(ferry_hints_to_info(&h, &info) == MPI_SUCCESS);
     int nkeys = 0;
     MPI_Info_get_nkeys(info, &nkeys);
-    CHECK(nkeys == 28);
+    CHECK(nkeys == 29);
     CHECK(info_is(info, "cb_buffer_size", "16777216"));
     CHECK(info_is(info, "ferry_learn", "auto"));
     CHECK(info_is(info, "ferry_learn_trials", "8"));
     CHECK(info_is(info, "ferry_learn_cache", "default"));
+    CHECK(info_is(info, "ferry_io_timeout", "0"));
     CHECK(info_is(info, "cb_nodes", "0"));
     CHECK(info_is(info, "cb_config_list", "*:1"));
     CHECK(info_is(info, "romio_cb_write", "automatic"));

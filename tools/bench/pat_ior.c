@@ -23,7 +23,7 @@ static const char *const apis[] = {"mpiio", "posix", NULL};
 enum { API_MPIIO, API_POSIX };
 
 struct ior_opts {
-    int api, segments, fpp, coll, w, r, reorder, reorder_by, fsync, overlap_ms;
+    int api, segments, fpp, coll, w, r, reorder, reorder_by, fsync, overlap_ms, in_place;
     int64_t xfer, block;
 };
 static const struct ior_opts defaults = {.segments = 1, .xfer = 256 * 1024, .block = 1024 * 1024, .reorder_by = 1};
@@ -42,6 +42,9 @@ static const fb_opt opts[] = {
     {"-Q", "reorder_by", FB_INT, &o.reorder_by, "with -C: read back the data of rank+N (default 1; the ranks of a"
      " node keep a node's client cache out of the read)", NULL},
     {"-e", "fsync", FB_FLAG, &o.fsync, "fsync / MPI_File_sync at the end of the write phase", NULL},
+    {"--in-place", "in_place", FB_FLAG, &o.in_place,
+     "write over the file as it is, not removed first: a checkpoint rewritten in place, the same bytes"
+     " a reader of the last one may be reading (shared file, -i 1)", NULL},
     {"--overlap-ms", "overlap_ms", FB_INT, &o.overlap_ms,
      "with -c: iwrite_at_all/iread_at_all, compute N ms, wait; reports the overlap achieved"
      " (phase times then cover three passes: I/O alone, computation alone, both)", NULL},
@@ -63,6 +66,8 @@ static const char *check(fb_ctx *c)
         return "--overlap-ms needs -c on a shared file";
     if (o.reorder_by < 1)
         return "-Q must be at least 1";
+    if (o.in_place && o.fpp)
+        return "--in-place needs a shared file (no -F)";
     if (!o.w && !o.r)
         o.w = o.r = 1;
     return NULL;
@@ -225,7 +230,7 @@ static void run(fb_ctx *c, int rep)
         if (o.fpp) { /* a fresh file each repetition, as IOR removes it between them */
             unlink(wpath);
             MPI_Barrier(MPI_COMM_WORLD);
-        } else
+        } else if (!o.in_place)
             fb_remove(c, wpath);
         ior_pass(c, wpath, 1, buf, c->rank);
         char first[4200]; /* rank 0's file, where --corrupt-after-write strikes */
