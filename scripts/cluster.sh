@@ -46,6 +46,9 @@
 #                               crashes, or start the volume's dead bricks again;
 #                               stop it (SIGSTOP: a server that neither answers
 #                               nor fails) and let it go on
+#   cluster.sh pids NODE NAME   the ids of the processes named NAME in NODE (by
+#                               its network namespace: the nodes share the host's
+#                               process ids)
 #   cluster.sh small up SIZE|down
 #                               a sharded volume of its own whose one brick is a
 #                               tmpfs of SIZE (mount's form: 64m) in storage1,
@@ -597,6 +600,15 @@ brick_cmd() { # volume bN|path down|up|stop|cont
   say "killed brick $host:$dir of $v (pid $pid)"
 }
 
+pids_cmd() { # node name
+  local n=${1:?usage: cluster.sh pids NODE NAME} name=${2:?usage: cluster.sh pids NODE NAME} p c
+  need_up "$n"
+  for p in $(members "$n"); do
+    read -r c <"/proc/$p/comm" 2>/dev/null && [ "$c" = "${name:0:15}" ] && echo "$p"
+  done
+  return 0
+}
+
 small_cmd() { # up SIZE | down
   local act=${1:-} size=${2:-64m} d=$ROOT/small n
   need_up storage1
@@ -752,5 +764,6 @@ case $cmd in
   rate) rate_cmd "$@" ;;
   brick) brick_cmd "$@" ;;
   small) small_cmd "$@" ;;
-  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R --io-nodes M --io-rate R --io-storage-rate R --io-slots S]|down|status|env|exec NODE CMD...|hosts ROLE [FLAVOR]|machine|counters|link NODE down|up|rate NODE RATE|brick VOLUME bN|PATH down|up|stop|cont|small up SIZE|down|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
+  pids) pids_cmd "$@" ;;
+  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R --io-nodes M --io-rate R --io-storage-rate R --io-slots S]|down|status|env|exec NODE CMD...|hosts ROLE [FLAVOR]|machine|counters|link NODE down|up|rate NODE RATE|brick VOLUME bN|PATH down|up|stop|cont|small up SIZE|down|pids NODE NAME|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
 esac

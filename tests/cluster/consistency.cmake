@@ -107,7 +107,7 @@ foreach(f brick:10 full:48m)
 endforeach()
 
 # A server that neither answers nor fails: the brick that holds the file
-# stopped (SIGSTOP) for 60 s under ferry_io_timeout=10. The rank whose call
+# stopped (SIGSTOP) for 25 s under ferry_io_timeout=10. The rank whose call
 # waits past 10 s says so (rank, file, call) and ends, and the launcher
 # ends the rest, instead of every rank waiting the 42 s GlusterFS takes to
 # give the server up (docs/reliability.md, "How long a job may hang").
@@ -117,7 +117,7 @@ else()
   set(TIMEOUT_HINT "-x FERRY_HINTS=*:ferry_io_timeout=10")
 endif()
 cluster_test(cluster_fault_stop TIMEOUT 300 PASS "ferry: error: rank [0-9]+: a [a-z]+ system call on .* has not returned after 1[0-9] s"
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh ${FERRY_MPI_FLAVOR} 180 stop:60 "${PRE_STRING} ${TIMEOUT_HINT}" --
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh ${FERRY_MPI_FLAVOR} 180 stop:25 "${PRE_STRING} ${TIMEOUT_HINT}" --
   $<TARGET_FILE:t_ridethrough> 30)
 set_tests_properties(cluster_fault_stop PROPERTIES FAIL_REGULAR_EXPRESSION "the job hung")
 

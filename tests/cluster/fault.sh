@@ -13,6 +13,9 @@
 #                         (from before the job starts)
 #   full:SIZE             the job writes to a volume of its own whose one brick
 #                         holds SIZE (scripts/cluster.sh small), and fills it
+#   dp:NODE               the data process (decoupled I/O) on NODE, an I/O node,
+#                         is killed: PROG must be the program ferry-run runs
+#                         (FAULT_PROG names it when PROG is ferry-run itself)
 #   none                  no fault: the same job, for comparison
 #
 # What must hold is the program's to check (t_ridethrough: no call fails
@@ -31,9 +34,10 @@ C=${FERRY_CLUSTER:-$(dirname "$0")/../../scripts/cluster.sh}
 IFS=: read -r kind a b <<<"$fault"
 case $kind in
   link | slow) [ -n "$a" ] && [ -n "$b" ] || { echo "fault: $kind needs VICTIM and a value ($fault)"; exit 2; } ;;
+  dp) [ -n "$a" ] || { echo "fault: dp needs an I/O node ($fault)"; exit 2; } ;;
   brick | stop | full) [ -n "$a" ] || { echo "fault: $kind needs a value ($fault)"; exit 2; } ;;
   none) ;;
-  *) echo "fault: unknown fault $fault (link:VICTIM:SECONDS, brick:SECONDS, stop:SECONDS, slow:VICTIM:RATE, full:SIZE, none)"; exit 2 ;;
+  *) echo "fault: unknown fault $fault (link:VICTIM:SECONDS, brick:SECONDS, stop:SECONDS, slow:VICTIM:RATE, full:SIZE, dp:NODE, none)"; exit 2 ;;
 esac
 # clusterrun.sh's fresh directory, or one of this script's own
 dir=${FERRY_CLUSTER_DIR:-}
@@ -50,7 +54,9 @@ fi
 vol=${dir#"${FERRY_CLUSTER_MNT:-/mnt/ferry-cluster}"/}
 vol=${vol%%/*}
 bash "$C" exec node1 mkdir -p "$dir" || exit 1
-if [ "$flavor" = openmpi ]; then fwd=(-x "FERRY_TEST_OUT=$dir"); else fwd=(-genv FERRY_TEST_OUT "$dir"); fi
+# the MPI tests' directory and the decoupled ones'
+if [ "$flavor" = openmpi ]; then fwd=(-x "FERRY_TEST_OUT=$dir" -x "FERRY_TEST_TMP=$dir")
+else fwd=(-genv FERRY_TEST_OUT "$dir" -genv FERRY_TEST_TMP "$dir"); fi
 
 out=$(mktemp)
 restore() {
@@ -89,11 +95,21 @@ case $kind in
   link) outage down link "$a" ;;
   brick) b=$a; outage down brick "$vol" "$dir/${FAULT_FILE:-ridethrough.dat}" ;;
   stop) b=$a; outage stop brick "$vol" "$dir/${FAULT_FILE:-ridethrough.dat}" ;;
+  dp)
+    prog=${FAULT_PROG:-$1}
+    pid=$(bash "$C" pids "$a" "$(basename "$prog")" | head -1)
+    if [ -n "$pid" ]; then
+      kill -9 "$pid"
+      echo "fault: killed $(basename "$prog") (pid $pid) in $a at $(elapsed) s"
+    else
+      echo "fault: FAILED: no $(basename "$prog") in $a"
+      kill $job 2>/dev/null
+    fi ;;
 esac
 wait $job
 rc=$?
 took=$(elapsed)
-grep -E '^t_ridethrough|^FAIL|^ferry: error' "$out"
+grep -E '^t_ridethrough|^t_dc_outage|^FAIL|^ferry: error' "$out"
 echo "fault: job ended with status $rc after $took s (limit $limit s)"
 [ $rc -ne 124 ] || { echo "fault: FAILED: the job hung"; tail -20 "$out"; exit 1; }
 exit $rc

@@ -6,7 +6,8 @@
 # cell records what happened rather than stopping at the first failure: how
 # many calls failed and with what, whether every rank saw the same class,
 # whether everything it was told is written read back, whether syncs
-# succeeded again after the first failure, and how long the job took. One
+# succeeded again after the first failure, and how long the job took (the
+# logs, with FAULT_MATRIX_LOGS=DIR, name the first wrong bytes). One
 # markdown row a cell, on stdout and appended to OUT.
 #
 #   faultmatrix.sh [-f "FAULT..."] [-s "CONFIG..."] [-b "BUILD..."] [-t SECONDS] [-l LIMIT] [-o OUT]
@@ -56,7 +57,7 @@ for fault in $faults; do
             launch="$launch -genv LD_PRELOAD $root/build/$build/lib/libferry.so${h:+ -genv FERRY_HINTS $h}"
           fi ;;
       esac
-      if [ "$build" = openmpi ]; then launch="$launch -x T_EXPECT=errors"; else launch="$launch -genv T_EXPECT errors"; fi
+      if [ "$build" = openmpi ]; then launch="$launch -x T_EXPECT=errors -x T_DEBUG=1"; else launch="$launch -genv T_EXPECT errors -genv T_DEBUG 1"; fi
       log=$(bash "$here/fault.sh" "$build" "$limit" "$fault" "$launch" -- "$root/build/$build/tests/mpi/t_ridethrough" "$seconds" 2>&1)
       sum=$(grep -o '^t_ridethrough: [0-9]* rounds.*' <<<"$log")
       firsts=$(grep -o 'first failure: [A-Za-z_]* with [A-Z_]* in round [0-9]*' <<<"$log" | sed 's/first failure: //; s/ in round [0-9]*//' | sort | uniq -c | sed 's/^ *//' | paste -sd, -)

@@ -74,11 +74,12 @@ static int open_file(const char *path, MPI_File *fh)
     return reopen_file(path, fh);
 }
 
-static void sync_barrier_sync(MPI_File fh)
+/* a failed sync counts: what follows it is not promised */
+static void sync_barrier_sync(MPI_File fh, tally *t)
 {
-    MPI_File_sync(fh);
+    count_error(t, MPI_File_sync(fh), "sync");
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_File_sync(fh);
+    count_error(t, MPI_File_sync(fh), "sync");
 }
 
 /* ---- shared ---- */
@@ -181,7 +182,7 @@ static void shared_case(const char *path, tally *t)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     check_position(fh, n * REC_INTS, t, "shared position %lld after write_shared, want %lld");
-    sync_barrier_sync(fh);
+    sync_barrier_sync(fh, t);
     check_region(fh, 0, n, t_size, K, t);
 
     /* independent shared reads: every record to exactly one rank */
@@ -225,7 +226,7 @@ static void shared_case(const char *path, tally *t)
     count_error(t, rc, "write_ordered_begin/end");
     long long ord_at = n * REC_INTS, end = ord_at + (long long)(total + t_size) * REC_INTS;
     check_position(fh, end, t, "shared position %lld after write_ordered, want %lld");
-    sync_barrier_sync(fh);
+    sync_barrier_sync(fh, t);
     /* every rank checks the whole ordered region: rank order, nothing else */
     int32_t *region = calloc((size_t)total + t_size, REC);
     rc = MPI_File_read_at(fh, ord_at, region, (total + t_size) * REC_INTS, MPI_INT, &st);
@@ -331,7 +332,7 @@ static void size_case(const char *path, tally *t)
     /* a collective write: without sync a rank sees at least its own writes */
     count_error(t, MPI_File_write_at_all(fh, (MPI_Offset)t_rank * PER, buf, PER, MPI_BYTE, &st), "write_at_all");
     check_size(fh, (long long)(t_rank + 1) * PER, full, t, "after write_at_all, no sync");
-    sync_barrier_sync(fh);
+    sync_barrier_sync(fh, t);
     check_size(fh, full, full, t, "after write_at_all and sync");
 
     /* shrink: every rank, at once */
@@ -352,7 +353,7 @@ static void size_case(const char *path, tally *t)
         check_size(fh, 5010, 5010, t, "on the writer, no sync");
     else
         check_size(fh, 1000, 5010, t, "on the others, no sync");
-    sync_barrier_sync(fh);
+    sync_barrier_sync(fh, t);
     check_size(fh, 5010, 5010, t, "after another node's write and sync");
     check_bytes(fh, 0, 1000, 4000, NULL, t, "the gap below another node's write");
     check_bytes(fh, 0, 5000, 10, ten, t, "another node's write past the end");
@@ -375,7 +376,7 @@ static void size_case(const char *path, tally *t)
     MPI_Barrier(MPI_COMM_WORLD);
     if (t_rank == ppn % t_size)
         count_error(t, MPI_File_write_at(fh, 20000, ten, 10, MPI_BYTE, &st), "write_at 20000");
-    sync_barrier_sync(fh);
+    sync_barrier_sync(fh, t);
     check_size(fh, 20010, 20010, t, "after set_size(3000) and a write to 20010");
     /* rank 0's node cached what it wrote there before the cut */
     check_bytes(fh, 0, 3000, 17000, NULL, t, "between the cut and another node's write");
@@ -421,7 +422,7 @@ static void small_case(const char *path, tally *t, int atomic)
         if (atomic)
             MPI_Barrier(MPI_COMM_WORLD);
         else
-            sync_barrier_sync(fh);
+            sync_barrier_sync(fh, t);
         memset(buf, 0, SMALL);
         int got = 0;
         rc = MPI_File_read_at(fh, 0, buf, SMALL, MPI_BYTE, &st);
