@@ -18,7 +18,8 @@
  * a collective call fails on every rank with one class, and nothing the
  * program was told is written is missing. A part counts as told written
  * when its write succeeded and so did the first sync after it, on every
- * rank. The file is closed, opened again and those parts are read back; a
+ * rank. The file is closed, opened again (for up to 60 s, while a server
+ * comes back) and those parts are read back; a
  * round that met a failure waits half a second, as a program that retries
  * would, and the last line says how many rounds kept their parts and
  * whether syncs succeeded again after the first failure.
@@ -207,7 +208,14 @@ int main(int argc, char **argv)
         note_failure(&first, "MPI_File_close", rc, rounds, MPI_Wtime() - t0);
         failures += rc != MPI_SUCCESS;
         any_failed("MPI_File_close", rounds, rc);
-        rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+        /* as a program that checks its checkpoint waits for a server that
+         * is coming back: up to 60 s */
+        for (int tries = 1;; tries++) { /* open agrees, so every rank tries alike */
+            rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+            if (rc == MPI_SUCCESS || tries == 60)
+                break;
+            sleep(1);
+        }
         EXPECT(rc == MPI_SUCCESS, "open afterwards: %s", t_class_name(rc));
         int lost = rc == MPI_SUCCESS ? read_back(fh, rounds, nb_told, buf, want) : -1, kept = 0;
         for (int r = 0; r < rounds; r++)
