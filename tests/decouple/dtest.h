@@ -48,6 +48,23 @@ static inline int d_class(int code)
     return c;
 }
 
+/* After MPI_Init (and any ferry_op_register): starts decoupled I/O. A data
+ * process serves inside it and finalizes, and 0 comes back; a compute
+ * process gets 1, its communicator in *comm, d_rank and d_size set. */
+static inline int d_start(MPI_Comm *comm)
+{
+    if (ferry_decouple_init() != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (ferry_is_data_process()) {
+        MPI_Finalize();
+        return 0;
+    }
+    *comm = ferry_comm_local();
+    MPI_Comm_rank(*comm, &d_rank);
+    MPI_Comm_size(*comm, &d_size);
+    return 1;
+}
+
 static inline void d_path(char *out, size_t cap, const char *name)
 {
     const char *dir = getenv("FERRY_TEST_TMP");

@@ -199,15 +199,9 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     ferry_op failing;
     ferry_op_register("always-fails", fails_fn, NULL, 8, &failing);
-    if (ferry_decouple_init() != MPI_SUCCESS)
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    if (ferry_is_data_process()) {
-        MPI_Finalize();
+    MPI_Comm comm;
+    if (!d_start(&comm))
         return 0;
-    }
-    MPI_Comm comm = ferry_comm_local();
-    MPI_Comm_rank(comm, &d_rank);
-    MPI_Comm_size(comm, &d_size);
     const char *mode = argc > 1 ? argv[1] : "basic";
     if (!strcmp(mode, "basic"))
         basic(comm, failing);

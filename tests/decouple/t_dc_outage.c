@@ -22,15 +22,9 @@
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    if (ferry_decouple_init() != MPI_SUCCESS)
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    if (ferry_is_data_process()) {
-        MPI_Finalize();
+    MPI_Comm comm;
+    if (!d_start(&comm))
         return 0;
-    }
-    MPI_Comm comm = ferry_comm_local();
-    MPI_Comm_rank(comm, &d_rank);
-    MPI_Comm_size(comm, &d_size);
     double limit = argc > 1 ? atof(argv[1]) : 20;
     const char *tenv = getenv("FERRY_DECOUPLE_TIMEOUT");
     double timeout = tenv ? atof(tenv) : 60;

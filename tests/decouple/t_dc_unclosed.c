@@ -18,15 +18,9 @@ static int32_t value(int rank, int64_t k) { return rank * 10000000 + (int32_t)k;
 static int write_job(int argc, char **argv, const char *path)
 {
     MPI_Init(&argc, &argv);
-    if (ferry_decouple_init() != MPI_SUCCESS)
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    if (ferry_is_data_process()) {
-        MPI_Finalize();
+    MPI_Comm comm;
+    if (!d_start(&comm))
         return 0;
-    }
-    MPI_Comm comm = ferry_comm_local();
-    MPI_Comm_rank(comm, &d_rank);
-    MPI_Comm_size(comm, &d_size);
     if (d_rank == 0)
         remove(path);
     MPI_Barrier(comm);

@@ -34,15 +34,9 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     ferry_op neg;
     ferry_op_register("negate", negate, NULL, 0, &neg);
-    if (ferry_decouple_init() != MPI_SUCCESS)
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    if (ferry_is_data_process()) {
-        MPI_Finalize();
+    MPI_Comm comm;
+    if (!d_start(&comm))
         return 0;
-    }
-    MPI_Comm comm = ferry_comm_local();
-    MPI_Comm_rank(comm, &d_rank);
-    MPI_Comm_size(comm, &d_size);
     char path[512];
     d_path(path, sizeof path, argc > 1 ? argv[1] : "dcwrite.dat");
     if (d_rank == 0)
