@@ -5,9 +5,13 @@
  * server that stops answering without failing (a storage process stopped,
  * a link gone quiet, shorter than the file system's own timeout or with
  * none) holds the rank in the kernel and every other rank in the next
- * collective that needs it. The thread cannot call MPI (the program may run
- * at MPI_THREAD_SINGLE), so it says why and ends the process, and the
- * launcher ends the rest of the job as it does for any rank that dies.
+ * collective that needs it. The thread says why and aborts the job: the
+ * other ranks wait in MPI, not in the file system, and a launcher does
+ * not always end them when one rank merely exits (MPICH's hydra across
+ * nodes left them waiting). MPI_Abort from this thread is outside what
+ * MPI_THREAD_SINGLE allows, but the rank's own thread is held in a system
+ * call, not in MPI; should the abort not return nor end the process, a
+ * guard ends it a few seconds later.
  */
 #define _GNU_SOURCE
 #include "core/watchdog.h"
@@ -24,7 +28,31 @@
  * succeed when run again) */
 #define WATCHDOG_EXIT 75
 
+/* how long the abort may take before the process ends itself */
+#define ABORT_GRACE_S 5
+
 static int world_rank = -1;
+
+static void *guard(void *arg)
+{
+    (void)arg;
+    struct timespec grace = {ABORT_GRACE_S, 0};
+    nanosleep(&grace, NULL);
+    _exit(WATCHDOG_EXIT);
+    return NULL;
+}
+
+/* Ends the job from the watchdog's thread (the process at least). */
+static void end_job(void)
+{
+    int inited = 0, finalized = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    pthread_t t;
+    if (inited && !finalized && pthread_create(&t, NULL, guard, NULL) == 0)
+        MPI_Abort(MPI_COMM_WORLD, WATCHDOG_EXIT);
+    _exit(WATCHDOG_EXIT);
+}
 static pthread_once_t started = PTHREAD_ONCE_INIT;
 
 static void *watch_loop(void *arg)
@@ -40,7 +68,7 @@ static void *watch_loop(void *arg)
                   "rank %d: a %s system call on \"%s\" has not returned after %.0f s (ferry_io_timeout=%d): "
                   "the file system neither answers nor fails; ending the job",
                   world_rank, o.what ? o.what : "file", o.name, o.waited, o.seconds);
-        _exit(WATCHDOG_EXIT);
+        end_job();
     }
     return NULL;
 }

@@ -12,6 +12,7 @@
 #include "driver/coherence.h"
 #include "driver/faults.h"
 #include "driver/path.h"
+#include "driver/watch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -113,21 +114,39 @@ int ferry_coh_list_dir(const char *path)
     return -err;
 }
 
-static int list_dir(const char *path, int fd)
+/* Every call here that asks the servers is watched (driver/watch.h): a
+ * refresh waits on a server that stopped answering as a write does. */
+static int list_dir(const char *path, ferry_fd *fd)
 {
+    ferry_watch_begin(fd, "readdir");
     int err = -ferry_coh_list_dir(path);
-    if (!err && fchown(fd, (uid_t)-1, (gid_t)-1) < 0)
+    if (!err && fchown(fd->fd, (uid_t)-1, (gid_t)-1) < 0)
         err = errno;
+    ferry_watch_end(fd);
     return -err;
 }
 
-static int forced_stat(int fd, int64_t *size)
+static int forced_stat(ferry_fd *fd, int64_t *size)
 {
     struct statx sx;
-    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_FORCE_SYNC, STATX_SIZE, &sx) < 0)
-        return -errno;
+    ferry_watch_begin(fd, "statx");
+    int rc = statx(fd->fd, "", AT_EMPTY_PATH | AT_STATX_FORCE_SYNC, STATX_SIZE, &sx);
+    int err = rc < 0 ? errno : 0;
+    ferry_watch_end(fd);
+    if (rc < 0)
+        return -err;
     *size = (int64_t)sx.stx_size;
     return 0;
+}
+
+static int watched_fstat(ferry_fd *fd, struct stat *st)
+{
+    ferry_watch_begin(fd, "fstat");
+    int rc = fstat(fd->fd, st);
+    int err = errno;
+    ferry_watch_end(fd);
+    errno = err;
+    return rc;
 }
 
 /* A file small enough for a whole-file client cache: only a lookup or a
@@ -146,18 +165,18 @@ int ferry_coh_refresh(ferry_fd *fd, int list)
         return 0;
     int rc = 0, listed = list && c->size_refresh == FERRY_SIZE_LIST;
     if (listed)
-        rc = list_dir(c->path, fd->fd);
+        rc = list_dir(c->path, fd);
     int64_t size = -1;
     if (c->size_refresh != FERRY_SIZE_FRESH) {
-        int r2 = forced_stat(fd->fd, &size);
+        int r2 = forced_stat(fd, &size);
         if (!rc)
             rc = r2;
     } else if (c->whole_file_cache) {
         struct stat st;
-        size = fstat(fd->fd, &st) < 0 ? -1 : st.st_size;
+        size = watched_fstat(fd, &st) < 0 ? -1 : st.st_size;
     }
     if (!listed && !rc && small_enough(c, size))
-        rc = list_dir(c->path, fd->fd);
+        rc = list_dir(c->path, fd);
 
     ferry_coh_drop(fd, 0, 0);
     return rc;
@@ -166,9 +185,9 @@ int ferry_coh_refresh(ferry_fd *fd, int list)
 int ferry_coh_client_size(ferry_fd *fd, int64_t *size)
 {
     if (fd->coh && fd->coh->size_refresh != FERRY_SIZE_FRESH)
-        return forced_stat(fd->fd, size);
+        return forced_stat(fd, size);
     struct stat st;
-    if (fstat(fd->fd, &st) < 0)
+    if (watched_fstat(fd, &st) < 0)
         return -errno;
     *size = st.st_size;
     return 0;
@@ -193,13 +212,16 @@ int ferry_coh_outgrow_whole_file_cache(ferry_fd *fd, const ferry_fs_info *fs)
     if (fs->whole_file_cache <= 0)
         return 0;
     struct stat st;
-    if (fstat(fd->fd, &st) < 0)
+    if (watched_fstat(fd, &st) < 0)
         return -errno;
     /* a sparse tail: no byte is stored */
     off_t want = (off_t)fs->whole_file_cache + 4096;
     if (st.st_size >= want)
         return 0;
-    return ftruncate(fd->fd, want) < 0 ? -errno : 0;
+    ferry_watch_begin(fd, "ftruncate");
+    int rc = ftruncate(fd->fd, want) < 0 ? -errno : 0;
+    ferry_watch_end(fd);
+    return rc;
 }
 
 void ferry_coh_set_floor(ferry_fd *fd, int64_t floor)
@@ -260,18 +282,21 @@ void ferry_coh_before_read(ferry_fd *fd, int64_t off, int64_t len)
     if (!c || !__atomic_load_n(&c->atomic, __ATOMIC_RELAXED))
         return;
     struct stat st;
-    if (c->whole_file_cache && fstat(fd->fd, &st) == 0 && small_enough(c, st.st_size))
-        list_dir(c->path, fd->fd);
+    if (c->whole_file_cache && watched_fstat(fd, &st) == 0 && small_enough(c, st.st_size))
+        list_dir(c->path, fd);
     ferry_coh_drop(fd, off, len);
 }
 
-static int cut(int fd, int64_t size)
+static int cut(ferry_fd *fd, int64_t size)
 {
     int rc;
+    ferry_watch_begin(fd, "ftruncate");
     do {
-        rc = ferry_fault_ftruncate(fd, size);
+        rc = ferry_fault_ftruncate(fd->fd, size);
     } while (rc < 0 && errno == EINTR);
-    return rc < 0 ? -errno : 0;
+    rc = rc < 0 ? -errno : 0;
+    ferry_watch_end(fd);
+    return rc;
 }
 
 /* Where a cut to a multiple of the file system's block empties the block
@@ -285,23 +310,29 @@ int ferry_coh_cut(ferry_fd *fd, int64_t size)
     char last;
     ssize_t got = 0;
     if (unit > 0 && size > 0 && size % unit == 0) {
+        ferry_watch_begin(fd, "read");
         do {
             got = ferry_fault_pread(fd->fd, &last, 1, (off_t)(size - 1));
         } while (got < 0 && errno == EINTR);
+        int err = errno;
+        ferry_watch_end(fd);
         if (got < 0)
-            return -errno;
+            return -err;
     }
     /* nothing at size - 1: the cut grows the file, which empties nothing */
     if (got != 1)
-        return cut(fd->fd, size);
-    int rc = cut(fd->fd, size - 1);
+        return cut(fd, size);
+    int rc = cut(fd, size - 1);
     if (rc)
         return rc;
     ssize_t put;
+    ferry_watch_begin(fd, "write");
     do {
         put = ferry_fault_pwrite(fd->fd, &last, 1, (off_t)(size - 1));
     } while (put < 0 && errno == EINTR);
-    return put == 1 ? 0 : put < 0 ? -errno : -EIO;
+    rc = put == 1 ? 0 : put < 0 ? -errno : -EIO;
+    ferry_watch_end(fd);
+    return rc;
 }
 
 int64_t ferry_coh_read_limit(const ferry_fd *fd)
@@ -353,9 +384,9 @@ int ferry_coh_grow_begin(ferry_fd *fd)
     if (rc < 0)
         return rc;
     /* the growth this client reports is measured from the size it holds */
-    rc = list_dir(c->path, fd->fd);
+    rc = list_dir(c->path, fd);
     if (!rc)
-        rc = forced_stat(fd->fd, &have);
+        rc = forced_stat(fd, &have);
 
     if (rc < 0) {
         grow_lock(fd->fd, F_UNLCK);
@@ -378,7 +409,11 @@ int ferry_coh_zeros(ferry_fd *fd, int64_t from, int64_t to, int *err)
     int zeros = 1;
     for (int64_t at = from; zeros && at < to;) {
         size_t want = to - at < CHUNK ? (size_t)(to - at) : CHUNK;
+        ferry_watch_begin(fd, "read");
         ssize_t got = pread(fd->fd, buf, want, (off_t)at);
+        int e = errno;
+        ferry_watch_end(fd);
+        errno = e;
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0) {
@@ -408,9 +443,9 @@ static int settle_growth(ferry_fd *fd)
     if (end == 0)
         return 0;
     int64_t have = 0;
-    int rc = list_dir(c->path, fd->fd);
+    int rc = list_dir(c->path, fd);
     if (!rc)
-        rc = forced_stat(fd->fd, &have);
+        rc = forced_stat(fd, &have);
     if (rc < 0 || have == want)
         return rc;
     ferry_coh_drop(fd, 0, 0);
@@ -429,10 +464,12 @@ int ferry_coh_grow_end(ferry_fd *fd, int held)
     /* write-behind hands the write to the shard translator, which reports
      * the growth, only when flushed: before the next grower starts */
     int rc;
+    ferry_watch_begin(fd, "fsync");
     do {
         rc = fsync(fd->fd);
     } while (rc < 0 && errno == EINTR);
     int err = rc < 0 ? -errno : 0;
+    ferry_watch_end(fd);
     __atomic_store_n(&fd->coh->holding, 0, __ATOMIC_RELAXED);
     if (!err)
         ferry_coh_synced(fd);

@@ -26,6 +26,9 @@ typedef struct {
 static watch_slot slots[WATCH_SLOTS];
 static atomic_int high; /* slots ever taken: the watchdog looks no further */
 static _Thread_local watch_slot *mine;
+/* a watched call inside another (the coherence layer's refresh inside a
+ * truncate) leaves the outer one's start in place */
+static _Thread_local int depth;
 static pthread_key_t owner;
 static pthread_once_t owner_once = PTHREAD_ONCE_INIT;
 
@@ -68,7 +71,7 @@ static watch_slot *my_slot(void)
 
 void ferry_watch_begin(const ferry_fd *f, const char *what)
 {
-    if (f->watch_seconds <= 0)
+    if (f->watch_seconds <= 0 || depth++ > 0)
         return;
     watch_slot *s = my_slot();
     if (!s)
@@ -84,7 +87,9 @@ void ferry_watch_begin(const ferry_fd *f, const char *what)
 
 void ferry_watch_end(const ferry_fd *f)
 {
-    if (f->watch_seconds > 0 && mine)
+    if (f->watch_seconds <= 0 || --depth > 0)
+        return;
+    if (mine)
         atomic_store(&mine->since_ns, 0);
 }
 

@@ -1,7 +1,8 @@
 /* The driver's watch on system calls (driver/watch.h), which the watchdog
  * of ferry_io_timeout reads: a call past its bound is found with its file
  * and kind, one within it or outside any call is not, descriptors without
- * a bound are not watched, and threads give their slots back. */
+ * a bound are not watched, a call inside another leaves the outer one
+ * watched, and threads give their slots back. */
 #include "driver/watch.h"
 #include "unit/check.h"
 
@@ -46,6 +47,17 @@ int main(void)
     CHECK_STR(o.what, "write");
     CHECK(o.seconds == 1);
     CHECK(o.waited > 1.0 && o.waited < 60.0);
+    ferry_watch_end(&f);
+    CHECK(!ferry_watch_find_overdue(&o));
+
+    /* a watched call inside another (a refresh inside a truncate): the
+     * outer call stays watched after the inner one ends */
+    ferry_watch_begin(&f, "ftruncate");
+    ferry_watch_begin(&f, "statx");
+    ferry_watch_end(&f);
+    pause_for(1.2);
+    CHECK(ferry_watch_find_overdue(&o));
+    CHECK_STR(o.what, "ftruncate");
     ferry_watch_end(&f);
     CHECK(!ferry_watch_find_overdue(&o));
 
