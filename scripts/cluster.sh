@@ -46,6 +46,10 @@
 #                               crashes, or start the volume's dead bricks again;
 #                               stop it (SIGSTOP: a server that neither answers
 #                               nor fails) and let it go on
+#   cluster.sh shards VOLUME    the shard blocks of the sharded VOLUME held as data
+#                               on more than one brick (GlusterFS's distribute
+#                               layer created one block twice: each client reads
+#                               and writes the copy it resolved); nothing when none
 #   cluster.sh pids NODE NAME   the ids of the processes named NAME in NODE (by
 #                               its network namespace: the nodes share the host's
 #                               process ids)
@@ -600,6 +604,16 @@ brick_cmd() { # volume bN|path down|up|stop|cont
   say "killed brick $host:$dir of $v (pid $pid)"
 }
 
+shards_cmd() { # volume
+  local v=${1:?usage: cluster.sh shards VOLUME}
+  v=ferry-${v#ferry-}
+  [ -d "$ROOT/bricks/$v" ] || { echo "cluster.sh shards: no volume $v" >&2; exit 2; }
+  # data files only: DHT's link files (mode ---------T, no bytes) point to a
+  # copy elsewhere and are meant to be there
+  find "$ROOT/bricks/$v"/b*/.shard -maxdepth 1 -type f ! -perm -1000 -printf '%f %s %h\n' 2>/dev/null |
+    sort | awk '{ n[$1]++; w[$1] = w[$1] " " $3 ":" $2 } END { for (k in n) if (n[k] > 1) print k w[k] }'
+}
+
 pids_cmd() { # node name
   local n=${1:?usage: cluster.sh pids NODE NAME} name=${2:?usage: cluster.sh pids NODE NAME} p c
   need_up "$n"
@@ -765,5 +779,6 @@ case $cmd in
   brick) brick_cmd "$@" ;;
   small) small_cmd "$@" ;;
   pids) pids_cmd "$@" ;;
-  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R --io-nodes M --io-rate R --io-storage-rate R --io-slots S]|down|status|env|exec NODE CMD...|hosts ROLE [FLAVOR]|machine|counters|link NODE down|up|rate NODE RATE|brick VOLUME bN|PATH down|up|stop|cont|small up SIZE|down|pids NODE NAME|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
+  shards) shards_cmd "$@" ;;
+  *) echo "usage: $0 up [--nodes N --storage M --slots S --rate R --storage-rate R --io-nodes M --io-rate R --io-storage-rate R --io-slots S]|down|status|env|exec NODE CMD...|hosts ROLE [FLAVOR]|machine|counters|link NODE down|up|rate NODE RATE|brick VOLUME bN|PATH down|up|stop|cont|small up SIZE|down|pids NODE NAME|shards VOLUME|mpirun openmpi|mpich ARGS..." >&2; exit 2 ;;
 esac

@@ -109,7 +109,14 @@ esac
 wait $job
 rc=$?
 took=$(elapsed)
-grep -E '^t_ridethrough|^t_dc_outage|^FAIL|^ferry: error' "$out"
+# (T_DEBUG's lines "rN: round ...": the first wrong bytes of a part)
+grep -E '^t_ridethrough|^t_dc_outage|^FAIL|^ferry: error|^r[0-9]+: round' "$out"
 echo "fault: job ended with status $rc after $took s (limit $limit s)"
+# a failure on a sharded volume: was a block created twice?
+if [ $rc -ne 0 ] && [ "$vol" = shard ]; then
+  twice=$(bash "$C" shards "$vol" 2>/dev/null)
+  if [ -n "$twice" ]; then echo "fault: shard blocks held on more than one brick:"; echo "$twice" | head -20
+  else echo "fault: no shard block is held on more than one brick"; fi
+fi
 [ $rc -ne 124 ] || { echo "fault: FAILED: the job hung"; tail -20 "$out"; exit 1; }
 exit $rc

@@ -69,12 +69,12 @@ for fault in $faults; do
       lost=$(grep -o '[0-9]* of the [0-9]* parts told written read back wrong or short' <<<"$log" | awk '{s += $1} END {print s + 0}')
       if grep -q 'the job hung' <<<"$log"; then outcome="**hung** past $limit s"
       elif grep -q "classes differ" <<<"$log"; then outcome="**classes differ across ranks**"
-      elif [ "$lost" -gt 0 ]; then outcome="**$lost parts told written lost**"
+      elif [ "$lost" -gt 0 ]; then outcome="**$lost part$([ "$lost" = 1 ] || echo s) told written read back wrong**"
       elif grep -q 't_ridethrough: passed' <<<"$log"; then
         if [ "${failed:-0}" = 0 ]; then outcome="no error, every byte"; else outcome="errors on every rank alike, nothing told written lost"; fi
       else outcome="**failed**: $(grep -m1 '^FAIL' <<<"$log" | cut -c1-120)"; fi
       row "| $fault | $build | $cfg | $outcome | ${failed:--} | ${firsts:--}${firstr:+ ($firstr)} | ${told:--} | ${after:--} | ${took:--} |"
-      [ -n "${FAULT_MATRIX_LOGS:-}" ] && printf '%s\n' "$log" >"$FAULT_MATRIX_LOGS/$vol-$fault-$build-$cfg.log"
+      [ -n "${FAULT_MATRIX_LOGS:-}" ] && printf '%s\n' "$log" >"$FAULT_MATRIX_LOGS/$vol-${fault//\//_}-$build-$cfg.log"
     done
   done
 done
