@@ -6,6 +6,10 @@
 #
 #  1. the suite on the Open MPI build and on the MPICH build (ctest), which
 #     includes tests/reliability and its valgrind memcheck subset;
+#  1b. the tests of the cluster's I/O-node tier (label cluster-ion, which
+#     skip in step 1): the cluster brought up with --io-nodes 2, both builds,
+#     and taken down again (left alone, and the step skipped, when somebody
+#     else's cluster is up);
 #  2. the suite once more under AddressSanitizer + UBSan (build/asan-openmpi,
 #     -DFERRY_SANITIZE=ON, compiled with -Werror), without the tests
 #     labelled heavy (2 GiB transfers, 1000 files, 32 ranks);
@@ -15,13 +19,13 @@
 #     as the product library compiles them);
 #  5. the libFuzzer harnesses, 45 s each (fuzz/run.sh; FERRY_FUZZ_SECONDS).
 #
-# FERRY_TEST_STEPS="suite asan cppcheck warnings fuzz" picks steps.
+# FERRY_TEST_STEPS="suite ion asan cppcheck warnings fuzz" picks steps.
 # FERRY_TEST_BUILDS="dir-openmpi dir-mpich dir-asan" runs in other build
 # directories (configured like the Makefile's), e.g. while build/ is in use.
 set -u
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-steps=${FERRY_TEST_STEPS:-"suite asan cppcheck warnings fuzz"}
+steps=${FERRY_TEST_STEPS:-"suite ion asan cppcheck warnings fuzz"}
 read -r b_ompi b_mpich b_asan <<<"${FERRY_TEST_BUILDS:-build/openmpi build/mpich build/asan-openmpi}"
 status=0
 summary=""
@@ -73,6 +77,24 @@ suite() { # build dir, parallel jobs, extra ctest args
   return $rc
 }
 
+ion() { # both builds' cluster-ion tests on the cluster with I/O nodes
+  local c=scripts/cluster.sh rc=0
+  if bash $c status >/dev/null 2>&1; then
+    echo "cluster with I/O nodes: skipped: a cluster is up already (somebody else's: left as it is)"; return 0
+  fi
+  bash $c up --io-nodes 2
+  rc=$?
+  [ $rc -eq 77 ] && { echo "cluster with I/O nodes: skipped: the cluster cannot run here"; return 0; }
+  [ $rc -eq 0 ] || { bash $c down >/dev/null; return 1; }
+  local names ok=0
+  suite "$b_ompi" 1 -L cluster-ion || ok=1
+  names=$reran
+  suite "$b_mpich" 1 -L cluster-ion || ok=1
+  reran=$(echo $names $reran)
+  bash $c down >/dev/null || ok=1
+  return $ok
+}
+
 asan() {
   local b=$b_asan
   if [ ! -f $b/build.ninja ]; then
@@ -108,6 +130,7 @@ for s in $steps; do
       step "tests: openmpi" suite "$b_ompi" 2
       # MPICH busy-polls: its tests run one at a time on this 2-core machine
       step "tests: mpich" suite "$b_mpich" 1 ;;
+    ion) step "tests on the cluster with I/O nodes" ion ;;
     asan) step "tests: openmpi under ASan+UBSan" asan ;;
     cppcheck) step "cppcheck src/" cppcheck_src ;;
     warnings) step "-Wall -Wextra -Werror (MPICH mpi.h)" warnings ;;

@@ -12,7 +12,8 @@
 # (that directory) and what `cluster.sh env` prints (FERRY_CLUSTER_SHARD,
 # _DIST, _NODES, _SLOTS, _RATE, _STORAGE_RATE). The directory is removed when
 # CMD passes and kept for inspection when it fails. Exit 77 (skipped) with
-# one line when the cluster is not up.
+# one line when the cluster is not up, or, with FERRY_CLUSTER_NEEDS_IONS
+# set, up without 2 or more I/O nodes.
 set -u
 name=$1; shift
 [ "${1:-}" = -- ] && shift
@@ -23,6 +24,11 @@ if ! bash "$FERRY_CLUSTER" status >/dev/null 2>&1; then
   exit 77
 fi
 eval "$(bash "$FERRY_CLUSTER" env)"
+# the tests of the I/O-node tier (ionodes.cmake) ask for it
+if [ -n "${FERRY_CLUSTER_NEEDS_IONS:-}" ] && [ "${FERRY_CLUSTER_IO_NODES:-0}" -lt 2 ]; then
+  echo "cluster: skipped: the test needs the cluster with I/O nodes (scripts/cluster.sh up --io-nodes 2; make test's step \"tests on the cluster with I/O nodes\" runs it so)"
+  exit 77
+fi
 export FERRY_CLUSTER FERRY_CLUSTER_SHARD FERRY_CLUSTER_DIST FERRY_CLUSTER_NODES FERRY_CLUSTER_SLOTS \
   FERRY_CLUSTER_RATE FERRY_CLUSTER_STORAGE_RATE
 case ${FERRY_CLUSTER_VOLUME:-shard} in
