@@ -131,10 +131,9 @@ static int forced_stat(ferry_fd *fd, int64_t *size)
     struct statx sx;
     ferry_watch_begin(fd, "statx");
     int rc = statx(fd->fd, "", AT_EMPTY_PATH | AT_STATX_FORCE_SYNC, STATX_SIZE, &sx);
-    int err = rc < 0 ? errno : 0;
     ferry_watch_end(fd);
     if (rc < 0)
-        return -err;
+        return -errno;
     *size = (int64_t)sx.stx_size;
     return 0;
 }
@@ -143,9 +142,7 @@ static int watched_fstat(ferry_fd *fd, struct stat *st)
 {
     ferry_watch_begin(fd, "fstat");
     int rc = fstat(fd->fd, st);
-    int err = errno;
     ferry_watch_end(fd);
-    errno = err;
     return rc;
 }
 
@@ -314,10 +311,9 @@ int ferry_coh_cut(ferry_fd *fd, int64_t size)
         do {
             got = ferry_fault_pread(fd->fd, &last, 1, (off_t)(size - 1));
         } while (got < 0 && errno == EINTR);
-        int err = errno;
         ferry_watch_end(fd);
         if (got < 0)
-            return -err;
+            return -errno;
     }
     /* nothing at size - 1: the cut grows the file, which empties nothing */
     if (got != 1)
@@ -411,9 +407,7 @@ int ferry_coh_zeros(ferry_fd *fd, int64_t from, int64_t to, int *err)
         size_t want = to - at < CHUNK ? (size_t)(to - at) : CHUNK;
         ferry_watch_begin(fd, "read");
         ssize_t got = pread(fd->fd, buf, want, (off_t)at);
-        int e = errno;
         ferry_watch_end(fd);
-        errno = e;
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0) {

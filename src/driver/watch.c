@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "driver/watch.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -73,7 +74,9 @@ void ferry_watch_begin(const ferry_fd *f, const char *what)
 {
     if (f->watch_seconds <= 0 || depth++ > 0)
         return;
+    int saved = errno; /* a first slot's pthread calls may set it */
     watch_slot *s = my_slot();
+    errno = saved;
     if (!s)
         return;
     const char *name = f->watch_name ? f->watch_name : "";

@@ -15,7 +15,8 @@
 #include "driver/driver.h"
 
 /* The calling thread starts a system call `what` ("write", "fsync", ...)
- * on f, and is done with it. */
+ * on f, and is done with it. Both leave errno as it is, so a call's errno
+ * can be read after its end. */
 void ferry_watch_begin(const ferry_fd *f, const char *what);
 void ferry_watch_end(const ferry_fd *f);
 

@@ -16,11 +16,7 @@
 # cluster_nodefault run in both builds (MPICH on its 5.0.2 runtime there),
 # the differential tests under Open MPI only (below).
 set(FWD_HINT "*consist-forward*:ferry_ind_write_strategy=forward:ferry_ind_read_strategy=forward")
-if(FERRY_MPI_FLAVOR STREQUAL "mpich")
-  set(CONSIST_FWD -genv FERRY_TEST_OUT @DIR@ -genv FERRY_HINTS ${FWD_HINT})
-else()
-  set(CONSIST_FWD -x FERRY_TEST_OUT=@DIR@ -x FERRY_HINTS=${FWD_HINT})
-endif()
+cluster_env(CONSIST_FWD FERRY_TEST_OUT @DIR@ FERRY_HINTS ${FWD_HINT})
 cluster_test(cluster_consist TIMEOUT 300 PASS "t_consist: passed"
   COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${CONSIST_FWD}
   $<TARGET_FILE:t_consist> -r 2 -s independent,sieve,twophase,local,forward,auto)
@@ -31,11 +27,7 @@ cluster_test(cluster_consist TIMEOUT 300 PASS "t_consist: passed"
 # nodes' writes, small files a client caches whole, and the rest of the
 # per-file state; both volumes, both builds. The long run is
 # t_filestate -r 100 by hand (docs/reliability.md).
-if(FERRY_MPI_FLAVOR STREQUAL "mpich")
-  set(STATE_FWD -genv FERRY_TEST_OUT @DIR@)
-else()
-  set(STATE_FWD -x FERRY_TEST_OUT=@DIR@)
-endif()
+cluster_env(STATE_FWD FERRY_TEST_OUT @DIR@)
 cluster_test(cluster_filestate_dist TIMEOUT 400 PASS "t_filestate: passed" ENV FERRY_CLUSTER_VOLUME=dist
   COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${STATE_FWD}
   $<TARGET_FILE:t_filestate> -r 2 -s auto,independent,twophase,local,forward)
@@ -65,11 +57,7 @@ cluster_test(cluster_growth_reopen TIMEOUT 180 PASS "t_ridethrough: passed"
   COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${STATE_FWD} $<TARGET_FILE:t_ridethrough> 3 4)
 foreach(s independent twophase local)
   set(h "*:ferry_write_strategy=${s}:ferry_read_strategy=${s}")
-  if(FERRY_MPI_FLAVOR STREQUAL "mpich")
-    set(GROWTH_FWD -genv FERRY_HINTS ${h})
-  else()
-    set(GROWTH_FWD -x FERRY_HINTS=${h})
-  endif()
+  cluster_env(GROWTH_FWD FERRY_HINTS ${h})
   cluster_test(cluster_growth_${s} TIMEOUT 180 PASS "t_ridethrough: passed"
     COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${STATE_FWD} ${GROWTH_FWD} $<TARGET_FILE:t_ridethrough> 3)
 endforeach()
@@ -92,17 +80,12 @@ endforeach()
 # every rank; every part a successful sync covered reads back once the file
 # is opened again; the job ends within its limit. auto only here; every
 # strategy and the natives by hand (tests/cluster/faultmatrix.sh).
-if(FERRY_MPI_FLAVOR STREQUAL "mpich")
-  set(PRELOAD_STRING "-genv LD_PRELOAD ${FERRY_PRELOAD_LIBS}")
-  set(ERRORS_OK "-genv T_EXPECT errors")
-else()
-  set(PRELOAD_STRING "-x LD_PRELOAD=${FERRY_PRELOAD_LIBS}")
-  set(ERRORS_OK "-x T_EXPECT=errors")
-endif()
+cluster_env(PRELOAD LD_PRELOAD ${FERRY_PRELOAD_LIBS})
+cluster_env(ERRORS_OK T_EXPECT errors)
 foreach(f brick:10 full:48m)
   string(REGEX REPLACE ":.*" "" n ${f})
   cluster_test(cluster_fault_${n} TIMEOUT 300 PASS "t_ridethrough: passed"
-    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh ${FERRY_MPI_FLAVOR} 180 ${f} "${PRE_STRING} ${ERRORS_OK}" --
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh ${FERRY_MPI_FLAVOR} 180 ${f} "${PRE_STRING} ${ERRORS_OK_STRING}" --
     $<TARGET_FILE:t_ridethrough> 10)
 endforeach()
 
@@ -111,13 +94,9 @@ endforeach()
 # waits past 10 s says so (rank, file, call) and aborts the job, instead of
 # every rank waiting the 42 s GlusterFS takes to give the server up
 # (docs/reliability.md, "How long a job may hang").
-if(FERRY_MPI_FLAVOR STREQUAL "mpich")
-  set(IO_TIMEOUT "-genv FERRY_HINTS *:ferry_io_timeout=10")
-else()
-  set(IO_TIMEOUT "-x FERRY_HINTS=*:ferry_io_timeout=10")
-endif()
+cluster_env(IO_TIMEOUT FERRY_HINTS *:ferry_io_timeout=10)
 cluster_test(cluster_fault_stop TIMEOUT 300 PASS "ferry: error: rank [0-9]+: a [a-z]+ system call on .* has not returned after 1[0-9] s"
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh ${FERRY_MPI_FLAVOR} 180 stop:25 "${PRE_STRING} ${IO_TIMEOUT}" --
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh ${FERRY_MPI_FLAVOR} 180 stop:25 "${PRE_STRING} ${IO_TIMEOUT_STRING}" --
   $<TARGET_FILE:t_ridethrough> 30)
 set_tests_properties(cluster_fault_stop PROPERTIES FAIL_REGULAR_EXPRESSION "the job hung")
 

@@ -45,6 +45,6 @@ if(FERRY_MPI_FLAVOR STREQUAL "openmpi")
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/diffrun_cluster.sh ${FERRY_MPI_FLAVOR}
     ${CLUSTER_RANKS} $<TARGET_FILE:ferry> ${PROJECT_BINARY_DIR}/testtmp/cluster_ion_diff_coll_auto
     ${PROJECT_BINARY_DIR}/testtmp/cluster-native/t_coll "${FERRY_MPIEXEC} ${FERRY_MPIEXEC_EXTRA}"
-    "-x FERRY_TEST_OUT -x FERRY_HINTS"
+    "${DIFF_EXTRA}"
     "FERRY_HINTS=*:ferry_write_strategy=auto:ferry_read_strategy=auto:cb_buffer_size=65536" -- $<TARGET_FILE:t_coll>)
 endif()
