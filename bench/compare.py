@@ -62,12 +62,15 @@ KiB, MiB = 1024, 1024 * 1024
 CLUSTER_SH = os.path.join(ROOT, "scripts", "cluster.sh")
 CLUSTER_PREFIX = "cluster:"
 STRATEGIES = ["independent", "twophase", "local", "auto"]
+# on the cluster with I/O nodes (cluster.sh up --io-nodes M) also: the
+# servers on the I/O nodes aggregate (ferry_io_nodes)
+ION_STRATEGY = "ionode"
 # ROMIO of either build (as it chooses, collective buffering forced on,
 # forced off); OMPIO is Open MPI's
 NATIVES = ["romio", "ompio", "romio-cb", "romio-nocb"]
 # the native each ferry strategy is measured against (xlike): ROMIO with
 # collective buffering on (cb), off (nocb), or the better of the two
-LIKE = {"ferry-twophase": ("cb",), "ferry-local": ("cb",), "ferry-independent": ("nocb",),
+LIKE = {"ferry-twophase": ("cb",), "ferry-local": ("cb",), "ferry-ionode": ("cb",), "ferry-independent": ("nocb",),
         "ferry-auto": ("cb", "nocb"), "ferry-rules": ("cb", "nocb")}
 HACC_BYTES = 7 * 4 + 8 + 2  # per particle: 7 float32, an int64, a uint16
 BT_POINT = 40               # 5 doubles per grid point
@@ -184,6 +187,7 @@ class Build:
         self.aggs, self.cb = aggregators, cb_buffer
         # --learn-store: where auto keeps what it learns (FERRY_LEARN_CACHE); --rules: auto without learning too
         self.learn_store, self.rules = learn_store, rules
+        self.io_nodes = 0  # on the cluster: its I/O nodes (cluster_fs)
         cache = {}
         with open(os.path.join(self.path, "CMakeCache.txt")) as f:
             for line in f:
@@ -200,10 +204,11 @@ class Build:
             if not os.path.exists(f):
                 sys.exit(f"compare: {f} is missing: build first (make build)")
 
-    def configs(self):
+    def configs(self, fs=""):
         """(name, kind, detail): detail is ferry's strategy[:more hints], or
         the native's io component (romio321, ompio; romio for MPICH's own)
-        with :cb or :nocb for ROMIO's collective buffering forced on or off."""
+        with :cb or :nocb for ROMIO's collective buffering forced on or off.
+        On the cluster with I/O nodes, ferry-ionode joins."""
         cfgs = [("fpp-posix", "limit", None)]
         romio = "romio321" if self.flavor == "openmpi" else "romio"
         if self.aggs:
@@ -215,6 +220,8 @@ class Build:
         cfgs += [(romio, "native", romio)] if "romio" in self.natives else []
         cfgs += [(f"{romio}-{m}", "native", f"{romio}:{m}") for m in ("cb", "nocb") if f"romio-{m}" in self.natives]
         cfgs += [(f"ferry-{s}", "ferry", s) for s in self.strategies]
+        if fs.startswith(CLUSTER_PREFIX) and self.io_nodes and ION_STRATEGY not in self.strategies:
+            cfgs += [(f"ferry-{ION_STRATEGY}", "ferry", ION_STRATEGY)]
         return cfgs + ([("ferry-rules", "ferry", "auto:ferry_learn=off")] if self.rules else [])
 
     def ranks_on(self, fs, cluster_slots):
@@ -235,7 +242,11 @@ class Build:
         if cluster_ranks:
             # cluster.sh sets the launcher, interfaces and transports; ferry
             # finds the nodes through MPI (no virtual nodes)
-            cmd = ["bash", CLUSTER_SH, "mpirun", self.flavor, "-n", str(ranks)]
+            # with I/O nodes, every configuration on the same hosts: the
+            # ranks fill the compute nodes, and the I/O nodes can take
+            # ferry's servers
+            cmd = ["bash", CLUSTER_SH, "mpirun", self.flavor] + (["--hosts", "all"] if self.io_nodes else []) + \
+                ["-n", str(ranks)]
             if self.flavor == "openmpi":
                 if kind == "native":
                     cmd += ["--mca", "io", component]
@@ -262,6 +273,8 @@ class Build:
             cmd += setenv("LD_PRELOAD", self.lib)
             strategy, _, more = detail.partition(":")
             hints = f"*:ferry_write_strategy={strategy}:ferry_read_strategy={strategy}" + (":" + more if more else "")
+            if strategy == ION_STRATEGY and cluster_ranks:
+                hints += ":ferry_io_nodes=" + ",".join(f"ion{i + 1}" for i in range(self.io_nodes))
             if self.learn_store:
                 cmd += setenv("FERRY_LEARN_CACHE", self.learn_store)
             if self.aggs:  # N virtual nodes, one aggregator on each
@@ -627,22 +640,23 @@ def testbed_fs(profile):
 def cluster_fs(profile, volume):
     """The emulated cluster's sharded volume when scripts/cluster.sh says the
     cluster is up (make demo and make bench start it); one line and nothing
-    when not. Returns ([fs], compute nodes, MPI slots per node)."""
+    when not. Returns ([fs], compute nodes, MPI slots per node, I/O nodes)."""
     if profile == "tiny":
-        return [], 0, 0
+        return [], 0, 0, 0
     try:
         st = subprocess.run(["bash", CLUSTER_SH, "status"], capture_output=True, text=True, timeout=120)
         ev = subprocess.run(["bash", CLUSTER_SH, "env"], capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.SubprocessError) as ex:
         print(f"compare: cluster skipped: {ex}", file=sys.stderr)
-        return [], 0, 0
+        return [], 0, 0, 0
     e = dict(l.split("=", 1) for l in ev.stdout.split() if "=" in l)
     key = "FERRY_CLUSTER_" + volume.upper()
     if st.returncode != 0 or key not in e:
         why = (st.stdout.strip().splitlines() or ["scripts/cluster.sh status failed"])[-1]
         print(f"compare: cluster skipped (not up: {why})", file=sys.stderr)
-        return [], 0, 0
-    return [CLUSTER_PREFIX + e[key]], int(e.get("FERRY_CLUSTER_NODES", 4)), int(e.get("FERRY_CLUSTER_SLOTS", 2))
+        return [], 0, 0, 0
+    return ([CLUSTER_PREFIX + e[key]], int(e.get("FERRY_CLUSTER_NODES", 4)), int(e.get("FERRY_CLUSTER_SLOTS", 2)),
+            int(e.get("FERRY_CLUSTER_IO_NODES", 0)))
 
 
 def cluster_exec(*cmd):
@@ -817,6 +831,9 @@ def main():
     ap.add_argument("--rules", action="store_true",
                     help="also run ferry's auto without learning (ferry-rules: ferry_learn=off), to see what learning changes")
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per launch")
+    ap.add_argument("--io-nodes", type=int, metavar="M",
+                    help="the cluster must have M I/O nodes (scripts/cluster.sh up --io-nodes M); with them "
+                         "every launch there may use them, and ferry-ionode joins the configurations")
     ap.add_argument("--cluster-timeout", type=int, default=300,
                     help="seconds per launch on the cluster (native OMPIO can hang there: docs/cluster.md)")
     ap.add_argument("--no-plots", action="store_true")
@@ -826,16 +843,19 @@ def main():
     P = PROFILES[profile]
     a.cluster_only = a.cluster_only or profile == "cluster"
     strategies = a.strategies.split(",")
-    if not set(strategies) <= set(STRATEGIES):
-        sys.exit(f"compare: --strategies takes some of {','.join(STRATEGIES)}")
+    if not set(strategies) <= set(STRATEGIES + [ION_STRATEGY]):
+        sys.exit(f"compare: --strategies takes some of {','.join(STRATEGIES + [ION_STRATEGY])}")
     natives = [n for n in a.natives.split(",") if n]
     if not set(natives) <= set(NATIVES):
         sys.exit(f"compare: --natives takes some of {','.join(NATIVES)}")
     rounds = a.rounds or P["rounds"]
     if rounds < 3:
         sys.exit("compare: at least 3 rounds: a median of fewer says little")
-    cfs, cl_nodes, cl_ppn = (([], 0, 0) if a.no_cluster or (a.fs and not a.cluster_only)
-                             else cluster_fs(profile, a.cluster_volume))
+    cfs, cl_nodes, cl_ppn, cl_ions = (([], 0, 0, 0) if a.no_cluster or (a.fs and not a.cluster_only)
+                                      else cluster_fs(profile, a.cluster_volume))
+    if a.io_nodes is not None and cfs and cl_ions != a.io_nodes:
+        sys.exit(f"compare: --io-nodes {a.io_nodes}, and the cluster has {cl_ions}: "
+                 f"scripts/cluster.sh down, then up --io-nodes {a.io_nodes}")
     cluster_slots = cl_nodes * cl_ppn
     if a.cluster_only:
         fs_list = cfs
@@ -857,6 +877,7 @@ def main():
                     strategies, natives, os.path.abspath(a.learn_store) if a.learn_store else None, a.rules)
               for b in a.builds.split(",") if b]
     for b in builds:
+        b.io_nodes = cl_ions
         if a.aggregators and b.ranks % a.aggregators:
             sys.exit(f"compare: {b.name}: {b.ranks} ranks do not split into {a.aggregators} equal virtual nodes")
     os.chdir(ROOT)  # paths in the output are relative to the repository
@@ -878,8 +899,8 @@ def main():
                 notes.append(f"- {b.name}: `{e.name}` skipped: this ferry-bench has no parallel HDF5 for {b.flavor}")
                 continue
             bexps.append(e)
-        cfgs = b.configs()
         for fs in fs_list:
+            cfgs = b.configs(fs)
             for rnd in range(rounds):
                 k = rnd % len(cfgs)  # rotate which configuration goes first
                 for cfg in cfgs[k:] + cfgs[:k]:
@@ -945,7 +966,7 @@ def main():
 
     mach["load_after"] = [round(x, 2) for x in os.getloadavg()]
     rows = summarize(runs)
-    cfg_order = {c[0]: i for b in builds for i, c in enumerate(b.configs())}
+    cfg_order = {c[0]: i for b in builds for fs in fs_list for i, c in enumerate(b.configs(fs))}
     mpi_of = {r["build"]: r["records"][0].get("mpi", "") for r in runs if r["records"]}
     for r in rows:
         r["_order"] = cfg_order.get(r["config"], 99)

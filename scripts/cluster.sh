@@ -58,8 +58,9 @@
 #                               tmpfs of SIZE (mount's form: 64m) in storage1,
 #                               mounted on every compute and I/O node at
 #                               $MNT/small: a storage target that fills up
-#   cluster.sh mpirun openmpi|mpich [--via LAUNCHER] [launcher args] PROG [ARGS...]
-#                               run an MPI program from node1 across the compute nodes;
+#   cluster.sh mpirun openmpi|mpich [--hosts ROLE] [--via LAUNCHER] [launcher args] PROG [ARGS...]
+#                               run an MPI program from node1 across the compute nodes
+#                               (--hosts all: and the I/O nodes, for what spawns there);
 #                               the arguments pass unchanged to mpiexec after the
 #                               cluster's own settings (which a later option overrides);
 #                               --via runs LAUNCHER (ferry-run, which passes launcher
@@ -700,8 +701,10 @@ exec_in() {
 # to reach the nodes is forced (a test environment may say HYDRA_LAUNCHER=fork
 # for one host); the transports are defaults the caller's environment may change.
 mpirun() {
-  local flavor=${1:-} via=""
+  local flavor=${1:-} via="" role=compute
   shift
+  if [ "${1:-}" = --hosts ]; then role=${2:?cluster.sh mpirun FLAVOR --hosts compute|io|all ...}; shift 2; fi
+  case $role in compute|io|all) ;; *) echo "cluster.sh mpirun: --hosts compute, io or all" >&2; exit 2 ;; esac
   if [ "${1:-}" = --via ]; then via=${2:?cluster.sh mpirun FLAVOR --via LAUNCHER ...}; shift 2; fi
   need_up node1
   case $flavor in
@@ -709,7 +712,8 @@ mpirun() {
       # rsh launch through nsenter; TCP between nodes on the cluster's subnet
       # (ob1: UCX's pml does not run over these veths); ranks sharing a core
       # yield, or each message waits for a time slice (14 ms, not 0.2 ms)
-      export OMPI_MCA_plm_rsh_agent=$AGENT OMPI_MCA_orte_default_hostfile=$STATE/hostfile.openmpi \
+      [ -f "$STATE/hostfile.$role.openmpi" ] || hostfiles
+      export OMPI_MCA_plm_rsh_agent=$AGENT OMPI_MCA_orte_default_hostfile=$STATE/hostfile.$role.openmpi \
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
       export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-tcp,self,vader} \
         OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-$NET.0/24} \
@@ -722,8 +726,8 @@ mpirun() {
       # 4.0.2 hangs in MPI_Finalize across nodes (docs/cluster.md). The
       # same binaries run on it; the library reaches every rank through
       # LD_LIBRARY_PATH, forwarded like the netmod (ofi over TCP).
-      [ -f "$STATE/hostfile.hydra" ] || hostfiles
-      export HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=$AGENT HYDRA_HOST_FILE=$STATE/hostfile.hydra HYDRA_IFACE=eth0
+      [ -f "$STATE/hostfile.$role.hydra" ] || hostfiles
+      export HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=$AGENT HYDRA_HOST_FILE=$STATE/hostfile.$role.hydra HYDRA_IFACE=eth0
       local mpiexec=mpiexec.mpich
       if mpich_rt_present; then
         mpiexec=$MPICH_RT_MPIEXEC

@@ -24,6 +24,7 @@ static const char *const known[] = {
     "FERRY_DECOUPLE_SERVE", "FERRY_DECOUPLE_TIMEOUT", "FERRY_DECOUPLE_CHUNK",  "FERRY_DECOUPLE_SPLIT",
     "FERRY_DECOUPLE_MESSAGE", "FERRY_DECOUPLE_WINDOW",
     "FERRY_STATS_FILE",     "FERRY_ABORT_ON_RW_ERROR", "FERRY_LEARN_CACHE",     "FERRY_REPORT",
+    "FERRY_IOND",
 };
 
 int ferry_env_misspelt(char **env, char *out, size_t len)

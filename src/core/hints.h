@@ -103,6 +103,7 @@ typedef struct ferry_hints {
     ferry_fwd_errors forward_errors;   /* forwarding: when write errors are reported: call */
     ferry_tri cache_coherent;          /* the file system's client caches: detected (auto) or vouched for */
     int io_timeout;                    /* seconds one system call may wait before the job ends: 0 (never) */
+    char io_nodes[FERRY_HINT_STR];     /* the ionode strategy's servers: "host,host,...", a count, or "none" */
     ferry_learn_mode learn;            /* auto */
     int learn_trials;                  /* trial calls per pattern and open: 8 */
     char learn_cache[FERRY_HINT_STR];  /* the store's path, "off", or "default" (FERRY_LEARN_CACHE, else ~/.cache/ferry) */

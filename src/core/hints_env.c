@@ -5,10 +5,12 @@
  * FERRY_HINTS grammar:
  *   spec  := entry (',' entry)*
  *   entry := glob (':' key '=' value)*
- * A value runs to the next ':' or ','. cb_config_list values hold both, so
- * for that key (only) the value goes on over following pieces that are not
- * key=value, up to a ",glob:key=value" that starts the next entry:
- * *:cb_config_list=host1:1,*:2:cb_nodes=4,*.h5:... works as written.
+ * A value runs to the next ':' or ','. cb_config_list values hold both, and
+ * ferry_io_nodes values ',', so for those keys (only) the value goes on
+ * over following pieces that are not key=value, up to a ",glob:key=value"
+ * that starts the next entry: *:cb_config_list=host1:1,*:2:cb_nodes=4,*.h5:...
+ * and *:cb_nodes=4:ferry_io_nodes=ion1,ion2 work as written (a host list
+ * followed by :key=value would read its last host as the next entry's glob).
  *
  * Every scan below works on (pointer, length) spans of the caller's string
  * and copies into fixed buffers only after a length check.
@@ -184,8 +186,8 @@ static void apply_patterns(ferry_hints *h, const char *ctx, const char *spec, co
                 p = i1;
                 continue;
             }
-            /* only cb_config_list values hold ':' and ',': extend those over
-             * the pieces that are not key=value */
+            /* only cb_config_list and ferry_io_nodes values hold ':' or
+             * ',': extend those over the pieces that are not key=value */
             size_t v1 = i1;
             size_t ka = i0, kb = eq;
             span_trim(s, &ka, &kb);
@@ -196,7 +198,7 @@ static void apply_patterns(ferry_hints *h, const char *ctx, const char *spec, co
                 key[kb - ka] = '\0';
                 d = ferry_hint_find(key);
             }
-            while (d && d->kind == HK_CBLIST && v1 < n) {
+            while (d && (d->kind == HK_CBLIST || d->kind == HK_HOSTS) && v1 < n) {
                 /* the next piece; after ',' it starts a new entry when the
                  * piece after it is key=value (",glob:key=value") */
                 size_t nx = next_of(s, v1 + 1, n, ":,");

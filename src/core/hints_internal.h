@@ -25,6 +25,7 @@ typedef enum {
     HK_CBLIST,    /* cb_config_list string, validated */
     HK_LEARN,     /* ferry_learn_mode */
     HK_PATH,      /* a path (or a word such as "off"), no control characters */
+    HK_HOSTS,     /* "none", a count, or a comma list of host names */
 } hint_kind;
 
 typedef struct hint_def {

@@ -63,6 +63,7 @@ const hint_def ferry_hint_table[] = {
     {"ferry_forward_errors",     HK_FWDERR,   OFF(forward_errors),          21, 0, 0, FERRY_FWD_ERR_CALL, 0, 0,            NULL, "forwarded write errors: call (the write waits for the forwarder) or deferred (write-behind: next call, sync, close)"},
     {"ferry_cache_coherent",     HK_TRI,      OFF(cache_coherent),          22, 0, 1, FERRY_TRI_AUTO,    0,   0,             NULL, "client caches coherent between processes: auto (detected), enable (vouched for), disable"},
     {"ferry_io_timeout",         HK_INT,      OFF(io_timeout),              26, 0, 0, 0,                 0,   1 << 24,       NULL, "seconds one system call on the file may wait before ferry ends the job (0: as long as the file system waits)"},
+    {"ferry_io_nodes",           HK_HOSTS,    OFF(io_nodes),                27, 0, 1, 0,                 0,   0,             "none", "I/O nodes for the ionode strategy's aggregators: host,host,... (a server on each), a count N (N servers where the launcher puts them), or none"},
     {"ferry_learn",              HK_LEARN,    OFF(learn),                   23, 0, 1, FERRY_LEARN_AUTO,  0,   0,             NULL, "auto measures: auto (trials on repeats, within a tenth of the time, kept in the store), explore (no such limit), reuse (the store only), off (the rules)"},
     {"ferry_learn_trials",       HK_INT,      OFF(learn_trials),            24, 0, 1, 8,                 0,   1000,          NULL, "trial calls per pattern and open under ferry_learn"},
     {"ferry_learn_cache",        HK_PATH,     OFF(learn_cache),             25, 0, 0, 0,                 0,   0,             "default", "the store of learned choices: a path, off, or default (FERRY_LEARN_CACHE, else ~/.cache/ferry/learned.json)"},
@@ -369,6 +370,34 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
         memcpy((char *)h + d->offset, canon, strlen(canon) + 1);
         return 0;
     }
+    case HK_HOSTS: {
+        char *end;
+        errno = 0;
+        long k = strtol(value, &end, 10);
+        if (strcmp(value, "none") == 0 || (end != value && *end == '\0' && errno == 0 && k >= 1 && k <= 4096)) {
+            snprintf((char *)h + d->offset, FERRY_HINT_STR, "%s", value);
+            return 0;
+        }
+        size_t n = strlen(value);
+        if (n == 0 || n >= FERRY_HINT_STR) {
+            snprintf(why, whylen, n ? "too long" : "empty value");
+            return -1;
+        }
+        if (strspn(value, "0123456789") == n) {
+            snprintf(why, whylen, "a count is from 1 to 4096");
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)value[i];
+            int sep = c == ',' && i > 0 && i + 1 < n && value[i + 1] != ',';
+            if (!sep && !isalnum(c) && c != '-' && c != '.' && c != '_') {
+                snprintf(why, whylen, "expected none, a count from 1 to 4096, or host,host,...");
+                return -1;
+            }
+        }
+        memcpy((char *)h + d->offset, value, n + 1);
+        return 0;
+    }
     case HK_PATH: {
         size_t n = strlen(value);
         if (n == 0) {
@@ -397,7 +426,8 @@ size_t ferry_hint_raw(const ferry_hints *h, const hint_def *d, const void **p)
     *p = (const char *)h + d->offset;
     switch (d->kind) {
     case HK_SIZE: return sizeof(int64_t);
-    case HK_CBLIST: return strnlen((const char *)*p, FERRY_HINT_STR);
+    case HK_CBLIST:
+    case HK_HOSTS: return strnlen((const char *)*p, FERRY_HINT_STR);
     default: return sizeof(int);
     }
 }
@@ -445,6 +475,7 @@ void ferry_hint_format(const ferry_hints *h, const hint_def *d, char *buf, size_
         snprintf(buf, len, "%s", enum_str(names_of(d->kind), get_int(h, d->offset)));
         return;
     case HK_CBLIST:
+    case HK_HOSTS:
     case HK_PATH: {
         const char *s = (const char *)h + d->offset;
         snprintf(buf, len, "%.*s", (int)strnlen(s, FERRY_HINT_STR - 1), s);
@@ -461,6 +492,7 @@ void ferry_hint_reset(ferry_hints *h, const hint_def *d)
         set_i64(h, d->offset, d->def);
         break;
     case HK_CBLIST:
+    case HK_HOSTS:
     case HK_PATH: {
         char *s = (char *)h + d->offset;
         memset(s, 0, FERRY_HINT_STR);

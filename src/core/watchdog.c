@@ -31,6 +31,11 @@
 /* how long the abort may take before the process ends itself */
 #define ABORT_GRACE_S 5
 
+/* how long the line saying why stays with the launcher before the abort:
+ * hydra's proxy, told to abort, ends the job without reading what is left
+ * in the rank's standard error (1 run in 27 lost the line) */
+#define SAY_GRACE_MS 500
+
 static int world_rank = -1;
 
 static void *guard(void *arg)
@@ -48,6 +53,8 @@ static void end_job(void)
     int inited = 0, finalized = 0;
     MPI_Initialized(&inited);
     MPI_Finalized(&finalized);
+    struct timespec say = {0, SAY_GRACE_MS * 1000000L};
+    nanosleep(&say, NULL);
     pthread_t t;
     if (inited && !finalized && pthread_create(&t, NULL, guard, NULL) == 0)
         MPI_Abort(MPI_COMM_WORLD, WATCHDOG_EXIT);

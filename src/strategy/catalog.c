@@ -11,6 +11,7 @@
  * strategy, so `code` is NULL there.
  */
 #include "strategy/forward.h"
+#include "strategy/ionode.h"
 #include "strategy/local.h"
 #include "strategy/twophase.h"
 
@@ -28,6 +29,7 @@ static const char *const forward_hints[] = {"ferry_forward_collectors", "ferry_f
 static const char *const twophase_hints[] = {"cb_buffer_size", "cb_nodes", "cb_config_list", "striping_unit",
                                              "striping_factor", "ferry_aggregator_placement", NULL};
 static const char *const local_hints[] = {"cb_buffer_size", "ferry_local_aggregators", NULL};
+static const char *const ionode_hints[] = {"ferry_io_nodes", "cb_buffer_size", "striping_unit", NULL};
 
 static const ferry_strategy_desc list[] = {
     /* independent calls */
@@ -68,6 +70,13 @@ static const ferry_strategy_desc list[] = {
      .roles = FERRY_ROLE_LEARNED | FERRY_ROLE_TUNED,
      .fallback = "twophase",
      .code = CODE(ferry_local_code)},
+    {.name = "ionode",
+     .kind = FERRY_STRATEGY_COLLECTIVE,
+     .about = "servers on the I/O nodes (ferry_io_nodes) aggregate the file domains and write them whole",
+     .hints = ionode_hints,
+     .needs = FERRY_NEEDS_UNORDERED,
+     .fallback = "twophase",
+     .code = CODE(ferry_ionode_code)},
 };
 
 int ferry_strategy_count(void) { return (int)(sizeof list / sizeof list[0]); }

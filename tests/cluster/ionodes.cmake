@@ -5,7 +5,8 @@
 # so the main suite (on the default cluster) skips them and make test runs
 # them in a step of their own (scripts/test.sh), with the tier up:
 #  - cluster_ion_consist: MPI's consistency rules across the compute
-#    nodes' clients, every strategy (as cluster_consist);
+#    nodes' clients, every strategy (as cluster_consist), ionode too: its
+#    servers on ion1 and ion2 (the ranks' hosts include the I/O nodes);
 #  - cluster_ion_filestate: sizes and the shared file pointer alike on
 #    every rank;
 #  - cluster_ion_linkdrop_*: an I/O node's compute-side and storage-side
@@ -19,12 +20,13 @@ function(ion_test name)
   set_tests_properties(${name} PROPERTIES LABELS "mpi;cluster;cluster-ion")
 endfunction()
 
-ion_test(cluster_ion_consist TIMEOUT 300 PASS "t_consist: passed"
-  COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${CONSIST_FWD}
-  $<TARGET_FILE:t_consist> -r 2 -s independent,sieve,twophase,local,forward,auto)
+cluster_env(ION_HOSTS T_IO_NODES ion1,ion2)
+ion_test(cluster_ion_consist TIMEOUT 360 PASS "t_consist: passed"
+  COMMAND ${CLUSTER_MPIRUN} --hosts all ${CLUSTER_PRE} ${CONSIST_FWD} ${ION_HOSTS}
+  $<TARGET_FILE:t_consist> -r 2 -s independent,sieve,twophase,local,ionode,forward,auto)
 ion_test(cluster_ion_filestate TIMEOUT 300 PASS "t_filestate: passed"
-  COMMAND ${CLUSTER_MPIRUN} ${CLUSTER_PRE} ${STATE_FWD}
-  $<TARGET_FILE:t_filestate> -r 1 -s auto,twophase,forward)
+  COMMAND ${CLUSTER_MPIRUN} --hosts all ${CLUSTER_PRE} ${STATE_FWD} ${ION_HOSTS}
+  $<TARGET_FILE:t_filestate> -r 1 -s auto,twophase,ionode,forward)
 foreach(v ion1 ion1/storage)
   string(REPLACE "/" "_" n ${v})
   ion_test(cluster_ion_linkdrop_${n} TIMEOUT 300 PASS "t_ridethrough: passed"

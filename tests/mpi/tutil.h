@@ -141,7 +141,8 @@ static inline void t_find_nodes(int *nodes, int *ppn)
 
 /* The hints that make ferry use one strategy for collective and
  * independent calls alike (the natives ignore them): independent, sieve,
- * twophase, local, forward or auto. */
+ * twophase, local, ionode, forward or auto. ionode's servers go where
+ * T_IO_NODES says (ferry_io_nodes: hosts, or a count; default 2). */
 static inline MPI_Info t_strategy_info(const char *s)
 {
     MPI_Info info;
@@ -151,7 +152,7 @@ static inline MPI_Info t_strategy_info(const char *s)
         coll = "independent", ind = "direct";
     else if (!strcmp(s, "sieve"))
         coll = "independent", ind = "sieve";
-    else if (!strcmp(s, "twophase") || !strcmp(s, "local"))
+    else if (!strcmp(s, "twophase") || !strcmp(s, "local") || !strcmp(s, "ionode"))
         coll = s, ind = "direct";
     else if (!strcmp(s, "forward"))
         ind = "forward";
@@ -159,6 +160,10 @@ static inline MPI_Info t_strategy_info(const char *s)
     MPI_Info_set(info, "ferry_read_strategy", coll);
     MPI_Info_set(info, "ferry_ind_write_strategy", ind);
     MPI_Info_set(info, "ferry_ind_read_strategy", ind);
+    if (!strcmp(s, "ionode")) {
+        const char *ions = getenv("T_IO_NODES");
+        MPI_Info_set(info, "ferry_io_nodes", ions && *ions ? ions : "2");
+    }
     return info;
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/env_names.h"
 #include "core/hints.h"
+#include "core/strategy_desc.h"
 #include "unit/check.h"
 
 #define KiB ((int64_t)1024)
@@ -89,6 +90,10 @@ static void test_keys(void)
     CHECK_STR(set1("cb_config_list", "host1:1,*:2").cb_config_list, "host1:1,*:2");
     CHECK_STR(set1("cb_config_list", "box12:30,*:0").cb_config_list, "box12:30,*:0");
     CHECK_STR(set1("cb_config_list", " a.b-c_d:3 , * ").cb_config_list, "a.b-c_d:3,*");
+    CHECK_STR(set1("ferry_io_nodes", "ion1,ion2").io_nodes, "ion1,ion2");
+    CHECK_STR(set1("ferry_io_nodes", "2").io_nodes, "2");
+    CHECK_STR(set1("ferry_io_nodes", "none").io_nodes, "none");
+    CHECK((int)set1("ferry_write_strategy", "ionode").write_strategy == ferry_strategy_id(FERRY_STRATEGY_COLLECTIVE, "ionode"));
     CHECK(set1("romio_cb_read", "enable").read_strategy == FERRY_COLL_TWOPHASE);
     CHECK(set1("romio_cb_read", "disable").read_strategy == FERRY_COLL_INDEPENDENT);
     CHECK(set1("romio_cb_write", "enable").write_strategy == FERRY_COLL_TWOPHASE);
@@ -220,6 +225,11 @@ static void test_invalid(void)
     bad("cb_config_list", ":1");
     bad("cb_config_list", "host 1");
     bad("cb_config_list", "a,,b");
+    bad("ferry_io_nodes", "ion1,,ion2");
+    bad("ferry_io_nodes", "ion1,");
+    bad("ferry_io_nodes", "ion 1");
+    bad("ferry_io_nodes", "0");
+    bad("ferry_io_nodes", "");
     bad("cb_config_list", "a,");
     bad("cb_config_list", "*:x");
     bad("cb_config_list", "*:-1");
@@ -302,6 +312,10 @@ static void test_patterns(void)
     ferry_hints_apply_patterns(&h, "*:cb_config_list=host1:1,*:2:cb_nodes=3", "f", &w);
     CHECK_STR(h.cb_config_list, "host1:1,*:2");
     CHECK(h.cb_nodes == 3);
+    ferry_hints_defaults(&h);
+    ferry_hints_apply_patterns(&h, "*:cb_nodes=3:ferry_io_nodes=ion1,ion2,*.h5:cb_nodes=6", "o.h5", &w);
+    CHECK_STR(h.io_nodes, "ion1,ion2");
+    CHECK(h.cb_nodes == 6);
     ferry_hints_defaults(&h);
     ferry_hints_apply_patterns(&h, "*:cb_config_list=*:*,*.h5:cb_nodes=5", "o.h5", &w);
     CHECK_STR(h.cb_config_list, "*:*");
@@ -515,7 +529,7 @@ static void test_info(void)
     CHECK(ferry_hints_to_info(&h, &info) == MPI_SUCCESS);
     int nkeys = 0;
     MPI_Info_get_nkeys(info, &nkeys);
-    CHECK(nkeys == 29);
+    CHECK(nkeys == 30);
     CHECK(info_is(info, "cb_buffer_size", "16777216"));
     CHECK(info_is(info, "ferry_learn", "auto"));
     CHECK(info_is(info, "ferry_learn_trials", "8"));
