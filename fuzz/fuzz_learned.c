@@ -1,10 +1,10 @@
 /*
- * libFuzzer harness for the store of learned choices (core/learned.c): any
+ * libFuzzer harness for the store of learned choices (learn/store.c): any
  * bytes as a store file. Parsing must not crash or leak; whatever it accepts
  * must be in range, and must come back the same through format and parse
  * again. Any violation aborts, so libFuzzer keeps the input.
  */
-#include "core/learned.h"
+#include "learn/store.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -4,6 +4,7 @@
 #       binding, decouple  (the two public faces)
 #       core               (file object, views, hints, statistics)
 #       strategy           (how bytes move)
+#       learn              (what auto measured and keeps; no file object)
 #       datatype, driver   (memory layouts; what a file system does)
 #       topology           (machine models; knows nothing of files)
 #       util               (sizes and names, shared with the tools)
@@ -24,10 +25,11 @@
 set -u
 
 declare -A below=(
-  [binding]="core strategy datatype driver topology util"
-  [decouple]="core strategy datatype driver topology util"
-  [core]="datatype driver topology util"
-  [strategy]="core datatype driver topology util"
+  [binding]="core strategy learn datatype driver topology util"
+  [decouple]="core strategy learn datatype driver topology util"
+  [core]="learn datatype driver topology util"
+  [strategy]="core learn datatype driver topology util"
+  [learn]="driver util"
   [datatype]="util"
   [driver]="util"
   [topology]="util"

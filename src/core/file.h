@@ -9,14 +9,13 @@
 #include <stdint.h>
 
 #include "core/hints.h"
-#include "core/learned.h"
+#include "learn/remember.h"
 #include "core/stats.h"
 #include "core/switches.h"
 #include "datatype/flat.h"
 #include "driver/driver.h"
 
 #define FERRY_FILE_MAGIC 0x46455252u /* "FERR" */
-#define FERRY_REMEMBER_MAX 16         /* learned entries one open takes from the store */
 
 typedef struct ferry_view {
     int64_t disp;             /* bytes */
@@ -77,11 +76,7 @@ typedef struct ferry_file {
     char coll_shown[64];      /* strategies whose aggregator placement was displayed */
     ferry_switches sw;        /* the environment switches as the ranks agreed them at open */
     int cb_nodes_used;        /* aggregators: the default choice at open, then the last two-phase call's */
-    /* the store's entries for this file system and job size as rank 0 read
-     * them at open (remember.c), the same on every rank; known views known_e */
-    ferry_learned known;
-    ferry_learned_entry known_e[FERRY_REMEMBER_MAX];
-    struct ferry_learned *noted; /* what this open learned; rank 0 adds it to the store at close */
+    ferry_remember remember;  /* the store's entries for this file system and job, and what this open learned */
     ferry_stats stats;
 } ferry_file;
 

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "learn/mode.h"
+
 typedef enum { FERRY_TRI_AUTO = 0, FERRY_TRI_ENABLE, FERRY_TRI_DISABLE } ferry_tri;
 
 /* Collective strategies (ferry_write_strategy / ferry_read_strategy): the
@@ -53,13 +55,6 @@ typedef enum {
     FERRY_FWD_ERR_CALL,         /* the default: the write waits for the forwarder, its error is the call's */
 } ferry_fwd_errors;
 
-/* What `auto` learns from measuring (ferry_learn, docs/collective.md). */
-typedef enum {
-    FERRY_LEARN_AUTO = 0, /* trials on repeats within a tenth of the pattern's time; the store kept */
-    FERRY_LEARN_OFF,      /* the rules alone; no store */
-    FERRY_LEARN_REUSE,    /* start from the store; no trials */
-    FERRY_LEARN_EXPLORE,  /* as auto, without the tenth, and a one-off pattern tries one option per run */
-} ferry_learn_mode;
 
 #define FERRY_HINT_STR 256
 
@@ -165,7 +160,7 @@ void ferry_hints_apply_system(ferry_hints *h, ferry_hint_warnings *w);
 void ferry_hints_apply_env_comm(ferry_hints *h, const char *filename, MPI_Comm comm,
                                 ferry_hint_warnings *w);
 /* 1 if any file could be given a strategy that needs MPI_THREAD_MULTIPLE
- * (forwarding: core/strategy_desc.h) by the hints files or the pattern
+ * (forwarding: util/strategy_desc.h) by the hints files or the pattern
  * variables (any pattern), as the real parser reads them: for the thread
  * level asked of MPI_Init. No MPI, no warnings. */
 int ferry_hints_env_may_forward(void);

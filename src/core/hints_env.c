@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "core/hints_internal.h"
-#include "core/strategy_desc.h"
+#include "util/strategy_desc.h"
 #include "driver/path.h"
 
 #define GLOB_MAX 1024

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "core/hints_internal.h"
-#include "core/strategy_desc.h"
+#include "util/strategy_desc.h"
 #include "util/size.h"
 #include "util/suggest.h"
 
@@ -330,7 +330,7 @@ int ferry_hint_parse(ferry_hints *h, const hint_def *d, const char *value, char 
         return 0;
     case HK_COLL:
     case HK_IND: {
-        /* the strategies' own list names them (core/strategy_desc.h) */
+        /* the strategies' own list names them (util/strategy_desc.h) */
         ferry_strategy_kind kind = d->kind == HK_COLL ? FERRY_STRATEGY_COLLECTIVE : FERRY_STRATEGY_INDEPENDENT;
         e = ferry_strategy_id(kind, value);
         if (e < 0) {

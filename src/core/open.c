@@ -24,7 +24,7 @@
 #include "core/file.h"
 #include "core/dups.h"
 #include "core/manage.h"
-#include "core/remember.h"
+#include "learn/remember.h"
 #include "core/shared_fp_file.h"
 #include "core/async.h"
 #include "core/finalize.h"
@@ -38,6 +38,7 @@
 #include "driver/coherence.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -110,6 +111,16 @@ static void hints_fill(ferry_file *f, MPI_Info info, ferry_hint_warnings *w)
  * allows (its stripe layout is the file's own) and, for MPI_MODE_APPEND,
  * the size. The other ranks take them, so rules built on them agree across
  * ranks by construction. Returns 0 or an errno of the size. */
+static void learn_warn(const char *line) { ferry_say(FERRY_WARN, "%s", line); }
+
+static void learn_save(void) { ferry_remember_save(learn_warn); }
+
+/* The store of learned choices this open reads and adds to, or NULL. */
+static const char *learn_store(const ferry_file *f, char *buf, size_t cap)
+{
+    return f->hints.learn == FERRY_LEARN_OFF ? NULL : ferry_learned_path(f->hints.learn_cache, buf, cap);
+}
+
 static int facts_of(ferry_file *f, ferry_open_facts *x, ferry_remember_wire *known)
 {
     memset(x, 0, sizeof *x);
@@ -119,7 +130,8 @@ static int facts_of(ferry_file *f, ferry_open_facts *x, ferry_remember_wire *kno
     ferry_fs_probe(f->path, &x->fs);
     /* what the store of learned choices knows of it: the number rides with
      * the facts, the entries follow only when there are some (facts_apply) */
-    ferry_remember_load(f, &x->fs, known);
+    char store[PATH_MAX];
+    ferry_remember_load(learn_store(f, store, sizeof store), x->fs.name, x->fs.mount, f->size, known, learn_warn);
     x->known = known->n;
     if (f->fd.fd >= 0 && (f->amode & MPI_MODE_APPEND))
         return f->fd.drv->size(&f->fd, &x->size);
@@ -132,7 +144,7 @@ static void facts_apply(ferry_file *f, const ferry_open_facts *x, ferry_remember
     if (f->size > 1 && known->n)
         MPI_Bcast(known->e, known->n * (int)sizeof known->e[0], MPI_BYTE, 0, f->comm);
     f->fs = x->fs;
-    ferry_remember_keep(f, known);
+    ferry_remember_keep(&f->remember, known);
     ferry_fs_apply_hints(&f->fs, f->hints.striping_unit, f->hints.striping_factor);
     if (f->hints.cache_coherent != FERRY_TRI_AUTO)
         ferry_fs_vouch_cache(&f->fs, f->hints.cache_coherent == FERRY_TRI_ENABLE);
@@ -413,7 +425,9 @@ int ferry_file_close(ferry_file *f)
     double t0 = ferry_now();
     int fwd = ferry_strategies.close(f); /* before the descriptor goes: forwarders write through it */
     ferry_strategies.release(f); /* notes what was learned */
-    ferry_remember_close(f);
+    char store[PATH_MAX];
+    if (ferry_remember_close(&f->remember, f->rank == 0 ? learn_store(f, store, sizeof store) : NULL, learn_warn))
+        ferry_at_finalize(learn_save);
     int cons = ferry_consist_close(f);
     int err = f->fd.drv->close(&f->fd);
     if (fwd == MPI_SUCCESS)

@@ -6,7 +6,7 @@
  */
 #include "core/report.h"
 #include "core/finalize.h"
-#include "core/learned_option.h"
+#include "learn/summary.h"
 #include "core/say.h"
 #include "ferry.h"
 #include "util/fnv.h"
@@ -26,7 +26,6 @@
 
 #define NAME_LEN 256
 #define MAX_KEPT 1024 /* files one process keeps; beyond, the report says how many it left out */
-#define MIN_GAIN 1.1  /* a recommendation needs at least this speedup, measured */
 
 typedef struct kept_file {
     ferry_stats_total t;
@@ -123,14 +122,6 @@ static int64_t counter(const int64_t *c, const char *name)
         if (!strcmp(ferry_stats_counters[i].name, name))
             return c[i];
     return 0;
-}
-
-static int find_opt(const ferry_learn_summary *l, const char *name)
-{
-    for (int i = 0; i < l->nopt && i < FERRY_LEARN_SHOWN; i++)
-        if (!strcmp(l->opt[i].name, name))
-            return i;
-    return -1;
 }
 
 char *ferry_report_text(const ferry_stats_total *files, const char *const *names, int n, int ranks,
@@ -232,26 +223,16 @@ char *ferry_report_text(const ferry_stats_total *files, const char *const *names
             const ferry_learn_summary *l = g[j].learn[d];
             if (!l)
                 continue;
-            int c = find_opt(l, l->chosen), ru = find_opt(l, l->rule);
-            if (c < 0 || ru < 0 || c == ru || !(l->opt[c].typical > 0) || !(l->opt[ru].typical > 0))
+            char rec[1024];
+            if (ferry_learn_recommend(l, d, g[j].glob, rec, sizeof rec) <= 0)
                 continue;
-            double gain = l->opt[ru].typical / l->opt[c].typical;
-            ferry_coll_option chosen;
-            if (gain < MIN_GAIN || ferry_coll_option_parse(l->chosen, &chosen) != 0)
-                continue;
-            char hint[96];
-            ferry_coll_option_hint(&chosen, d, hint, sizeof hint);
-            put(&b, "  - %s of %s were %.2fx faster with %s than with %s, auto's rules' choice "
-                    "(typical call %.3g s against %.3g s, %s).\n"
-                    "    ferry's store starts the next run there; to pin it everywhere: FERRY_HINTS=\"%s:%s\"\n",
-                d ? "writes" : "reads", g[j].glob, gain, l->chosen, l->rule, l->opt[c].typical, l->opt[ru].typical,
-                l->opt[ru].prior ? "the latter from an earlier run" : "both measured in this run", g[j].glob, hint);
+            put(&b, "%s", rec);
             recs++;
         }
     if (!recs)
         put(&b, "  none: no measured alternative beat auto's rules by %.0f%% or more (learning measures "
                 "collective patterns that repeat; ferry_learn=explore also tries one option per run for "
-                "patterns seen once per run)\n", (MIN_GAIN - 1) * 100);
+                "patterns seen once per run)\n", (FERRY_LEARN_MIN_GAIN - 1) * 100);
     free(g);
     return b.p;
 }

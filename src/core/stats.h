@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/learned.h"
+#include "learn/summary.h"
 #include "driver/fsinfo.h"
 
 typedef enum {
@@ -34,36 +34,6 @@ typedef enum {
     FERRY_KIND_COLL_WRITE,
     FERRY_KIND_COUNT
 } ferry_kind;
-
-/* Room for every reason a strategy, auto's rules or learning gives, whole:
- * the longest learning composes (a rule's reason of about 100 characters
- * and a sentence around it) stays below 200 (test_learn) */
-#define FERRY_REASON_LEN 256
-
-/* What learning did for collective reads or writes of a file: the pattern
- * with the most calls (strategy/learn.h). Every rank holds the same. */
-#define FERRY_LEARN_SHOWN 4
-typedef struct ferry_learn_summary {
-    int active;                  /* learning ran for this kind of call */
-    int patterns;                /* patterns it followed */
-    int64_t calls, trials;       /* calls of the pattern shown, and how many were trials */
-    int from_store;              /* it started from the store's choice */
-    int nopt;
-    struct ferry_learn_opt_summary {
-        char name[24];
-        int64_t calls;           /* measured in this run */
-        double best;             /* fastest call, seconds (max over ranks) */
-        double typical;          /* what options are compared by: the median of its last three calls */
-        int prior;               /* typical (and best) is the store's, from an earlier run */
-    } opt[FERRY_LEARN_SHOWN];
-    char chosen[24];
-    char rule[24];               /* what auto's rules chose */
-    char first[24];              /* what the pattern's first call took in this open, and why */
-    char first_why[FERRY_REASON_LEN];
-    char why[FERRY_REASON_LEN];
-    ferry_learned_key key;       /* what the store keeps it by */
-    uint64_t digest;             /* of every decision on this file: the same on every rank */
-} ferry_learn_summary;
 
 typedef struct ferry_stats {
     /* calls made by the program */

@@ -53,12 +53,4 @@ typedef void (*ferry_stats_sink)(const ferry_stats_total *t, const char *filenam
 void ferry_stats_set_sink(ferry_stats_sink s);
 ferry_stats_sink ferry_stats_get_sink(void);
 
-/* ---- learning (stats_learn.c) ---- */
-/* One line describing a learned pattern ("4 MiB per call in 1024 pieces of 4.0 KiB, interleaved, ..."). */
-void ferry_learn_describe(const ferry_learned_key *k, char *buf, size_t cap);
-/* The FERRY_STATS lines of what learning did (snprintf into buf; returns the length). */
-int ferry_stats_learn_text(const ferry_stats_total *t, char *buf, size_t cap);
-/* The record's "learning" object (NULL: no memory). */
-json_t *ferry_stats_learn_object(const ferry_stats_total *t);
-
 #endif

@@ -160,7 +160,7 @@ void ferry_stats_print_table(const ferry_stats_total *t, const char *filename, F
         sb_putc(&b, '\n');
     }
     char learned[2048];
-    if (ferry_stats_learn_text(t, learned, sizeof learned) > 0)
+    if (ferry_learn_summary_text(t->learn, t->learn_agreed, learned, sizeof learned) > 0)
         sb_printf(&b, "%s", learned);
     emit(&b, out);
 }
@@ -246,7 +246,7 @@ char *ferry_stats_json_record(const ferry_stats_total *t, const char *filename, 
     if (t->fs.name[0])
         ferry_json_set(r, "filesystem", filesystem_json(&t->fs), &ok);
     if (t->learn[0].active || t->learn[1].active)
-        ferry_json_set(r, "learning", ferry_stats_learn_object(t), &ok);
+        ferry_json_set(r, "learning", ferry_learn_summary_object(t->learn, t->learn_agreed), &ok);
     ferry_json_set(r, "hints", hints_object(hints_json), &ok);
     ferry_json_set(r, "time", json_integer(unix_time), &ok);
     char *line = ok ? ferry_json_line(r) : NULL;

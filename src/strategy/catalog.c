@@ -1,5 +1,5 @@
 /*
- * Every strategy ferry has, one descriptor each (core/strategy_desc.h). A
+ * Every strategy ferry has, one descriptor each (util/strategy_desc.h). A
  * strategy is its own file, which defines its code (strategy.h), and its
  * descriptor here; the hints, auto's learning, the store of learned choices
  * and ferry-tune take their lists from this one.

@@ -15,7 +15,7 @@
 #include "strategy/auto.h"
 #include "strategy/coll_call.h"
 #include "strategy/coll_flush.h"
-#include "strategy/learn.h"
+#include "strategy/learn_options.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +68,7 @@ void ferry_strategy_release(ferry_file *f)
     struct ferry_coll *c = f->coll;
     if (!c)
         return;
-    ferry_learn_report(f, c->learn);
+    ferry_learn_close(c->learn, f->hints.learn, f->stats.learn, &f->remember);
     for (int i = 0; i < ferry_strategy_count(); i++) {
         const struct ferry_strategy_code *code = ferry_strategy_at(i)->code;
         if (code && code->release)
@@ -228,8 +228,9 @@ static void choose(coll_step *k)
     ferry_learn_ctx ctx;
     char rule_why[FERRY_REASON_LEN];
     memcpy(rule_why, k->reason_buf, sizeof rule_why);
-    ferry_learn_setup(&ctx, k->f, &k->pat, nodes, k->x->is_write, k->chosen, rule_why);
-    ctx.known = &k->f->known;
+    const ferry_learn_from from = {k->f, &k->pat, nodes, k->chosen};
+    ferry_learn_setup(&ctx, &from, k->x->is_write, rule_why);
+    ctx.known = &k->f->remember.known;
     k->slot = ferry_learn_pick(&k->c->learn[k->dir], &ctx, k->reason_buf, sizeof k->reason_buf);
     if (k->slot) {
         ferry_coll_option o = ferry_learn_option(&k->slot->opt[k->slot->running]);

@@ -9,7 +9,7 @@
 #define FERRY_STRATEGY_STRATEGY_H
 
 #include "core/strategies.h"
-#include "core/strategy_desc.h"
+#include "util/strategy_desc.h"
 #include "datatype/memwalk.h"
 
 /* One contiguous piece of a transfer: file bytes [foff, foff+len) <-> the
@@ -55,7 +55,7 @@ void ferry_strategy_release(ferry_file *f);
 /* One collective call as a collective strategy runs it (strategy/coll_call.h). */
 struct ferry_coll_call;
 
-/* How a strategy runs: the code half of its descriptor (core/strategy_desc.h),
+/* How a strategy runs: the code half of its descriptor (util/strategy_desc.h),
  * defined in the strategy's own file and named in strategy/catalog.c. Any
  * member may be NULL: the strategy does not need that step. */
 struct ferry_strategy_code {

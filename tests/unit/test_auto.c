@@ -2,7 +2,7 @@
  * the stripe layout: pure functions, fed synthetic files and patterns. */
 #include "strategy/aggregators.h"
 #include "strategy/auto.h"
-#include "strategy/learn.h"
+#include "learn/learner.h"
 #include "unit/check.h"
 #include "unit/strategy_fixture.h"
 
@@ -15,7 +15,7 @@ static ferry_coll_strategy choose(ferry_file *f, int nnodes, ferry_pattern p, in
     ferry_coll_strategy s = ferry_auto_choose(f, &p, &n, is_write, why, 160);
     free(n.node_of);
     /* learning puts sentences around a rule's reason: it must be short enough
-     * for them to fit whole (strategy/learn.h) */
+     * for them to fit whole (learn/learner.h) */
     CHECK_MSG(strlen(why) <= FERRY_RULE_WHY_MAX, "%zu characters: %s", strlen(why), why);
     return s;
 }

@@ -8,8 +8,8 @@
  * places follow any other list. No MPI calls.
  */
 #include "core/hints.h"
-#include "core/learned.h"
-#include "core/strategy_desc.h"
+#include "learn/store.h"
+#include "util/strategy_desc.h"
 #include "tune.h"
 #include "unit/check.h"
 

@@ -10,8 +10,8 @@
  * No MPI calls.
  */
 #include "core/hints.h"
-#include "core/learned_option.h"
-#include "strategy/learn.h"
+#include "learn/option.h"
+#include "strategy/learn_options.h"
 #include "tune.h"
 #include "unit/check.h"
 #include "unit/strategy_fixture.h"
@@ -19,6 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* ferry_learn_setup with what the options come from kept for the test's
+ * ctx (one at a time) */
+static void learn_setup(ferry_learn_ctx *c, const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes,
+                        int is_write, ferry_coll_strategy rule, const char *why)
+{
+    static ferry_learn_from from;
+    from = (ferry_learn_from){f, p, nodes, rule};
+    ferry_learn_setup(c, &from, is_write, why);
+}
 
 /* ---- the list: collective hop, slab, mesh; independent relay, plain ---- */
 
@@ -149,7 +159,7 @@ static void store(void)
 
 /* ---- learning's options ---- */
 
-static int has(const ferry_learn_ctx *c, ferry_coll_strategy s, int cb)
+static int has(const ferry_learn_ctx *c, int s, int cb)
 {
     for (int i = 0; i < c->nopt; i++)
         if (c->opt[i].s == s && c->opt[i].cb_nodes == cb)
@@ -166,7 +176,7 @@ static void learning(void)
     ferry_hints_set(&f->hints, "cb_config_list", "*:4", NULL);
     ferry_nodes one = nodes_of(8, 1), each = nodes_of(8, 8);
     ferry_pattern p = pat(8, 1024, 512, 4 * MiB, 4 * MiB);
-    ferry_learn_setup(&c, f, &p, &one, 1, HOP, "hop: the rules");
+    learn_setup(&c, f, &p, &one, 1, HOP, "hop: the rules");
     CHECK(ferry_learn_worth(&c));
     /* the rules' choice first, then every learned strategy that can run,
      * then fewer aggregators for one that takes cb_nodes */
@@ -174,11 +184,11 @@ static void learning(void)
                   has(&c, HOP, 1) && !has(&c, SLAB, 0) && !has(&c, MESH, 1),
               "%d options", c.nopt);
     /* alone on their nodes, mesh cannot merge anything; atomic writes it cannot order */
-    ferry_learn_setup(&c, f, &p, &each, 1, HOP, "hop: the rules");
+    learn_setup(&c, f, &p, &each, 1, HOP, "hop: the rules");
     ferry_learn_worth(&c);
     CHECK(has(&c, HOP, 0) && !has(&c, MESH, 0));
     f->atomic = 1;
-    ferry_learn_setup(&c, f, &p, &one, 1, HOP, "hop: the rules");
+    learn_setup(&c, f, &p, &one, 1, HOP, "hop: the rules");
     ferry_learn_worth(&c);
     CHECK(!has(&c, MESH, 0));
     f->atomic = 0;
@@ -186,7 +196,7 @@ static void learning(void)
     char why[FERRY_REASON_LEN];
     ferry_learner l;
     memset(&l, 0, sizeof l);
-    ferry_learn_setup(&c, f, &p, &one, 1, HOP, "hop: the rules");
+    learn_setup(&c, f, &p, &one, 1, HOP, "hop: the rules");
     ferry_learn_slot *s = ferry_learn_pick(&l, &c, why, sizeof why);
     CHECK(s != NULL);
     if (s) {

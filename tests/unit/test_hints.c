@@ -12,7 +12,7 @@
 
 #include "core/env_names.h"
 #include "core/hints.h"
-#include "core/strategy_desc.h"
+#include "util/strategy_desc.h"
 #include "unit/check.h"
 
 #define KiB ((int64_t)1024)

@@ -1,9 +1,9 @@
-/* Learning (strategy/learn.c), fed synthetic patterns and synthetic call
+/* Learning (learn/learner.c), fed synthetic patterns and synthetic call
  * times: which options a pattern gets, that the first call keeps the rules'
  * (or the store's) choice, that trials stay within the cap however long the
  * run and however noisy the times, that the fastest option is kept and a
  * change of load is noticed, and what the store is given. No MPI calls. */
-#include "strategy/learn.h"
+#include "strategy/learn_options.h"
 #include "unit/check.h"
 #include "unit/strategy_fixture.h"
 
@@ -11,7 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int has(const ferry_learn_ctx *c, ferry_coll_strategy s, int cb)
+/* ferry_learn_setup with what the options come from kept for the test's
+ * ctx (one at a time) */
+static void learn_setup(ferry_learn_ctx *c, const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes,
+                        int is_write, ferry_coll_strategy rule, const char *why)
+{
+    static ferry_learn_from from;
+    from = (ferry_learn_from){f, p, nodes, rule};
+    ferry_learn_setup(c, &from, is_write, why);
+}
+
+static int has(const ferry_learn_ctx *c, int s, int cb)
 {
     for (int i = 0; i < c->nopt; i++)
         if (c->opt[i].s == s && c->opt[i].cb_nodes == cb)
@@ -26,7 +36,7 @@ static void options(void)
     ferry_file *loc = file_of(FERRY_FS_CLASS_LOCAL, 8);
     ferry_nodes one = nodes_of(8, 1), four = nodes_of(8, 4);
     ferry_pattern bt = pat(8, 200, 480, 8 * 200 * 480, 8 * 200 * 480);
-    ferry_learn_setup(&c, loc, &bt, &one, 1, FERRY_COLL_LOCAL, "local: rule");
+    learn_setup(&c, loc, &bt, &one, 1, FERRY_COLL_LOCAL, "local: rule");
     ferry_learn_worth(&c);
     CHECK(c.nopt == 3 && c.opt[0].s == FERRY_COLL_LOCAL); /* the rules' choice first */
     CHECK(has(&c, FERRY_COLL_INDEPENDENT, 0) && has(&c, FERRY_COLL_TWOPHASE, 0));
@@ -36,65 +46,65 @@ static void options(void)
     /* the same on 4 nodes of one host and a large extent: one aggregator is tried too */
     ferry_pattern big = pat(8, 4096, 480, 8 * 4096 * 480, 8 * 4096 * 480);
     four.one_host = 1;
-    ferry_learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
+    learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
     ferry_learn_worth(&c);
     CHECK(has(&c, FERRY_COLL_TWOPHASE, 1) && has(&c, FERRY_COLL_LOCAL, 0));
     /* ... but not on 4 real nodes, where one aggregator is one node's link */
     four.one_host = 0;
-    ferry_learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
+    learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
     ferry_learn_worth(&c);
     CHECK(!has(&c, FERRY_COLL_TWOPHASE, 1) && has(&c, FERRY_COLL_LOCAL, 0));
     four.one_host = 1;
     /* ... not when the program set cb_nodes */
     loc->hints.cb_nodes = 2;
-    ferry_learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
+    learn_setup(&c, loc, &big, &four, 1, FERRY_COLL_TWOPHASE, "rule");
     ferry_learn_worth(&c);
     CHECK(!has(&c, FERRY_COLL_TWOPHASE, 1));
     loc->hints.cb_nodes = 0;
     /* atomic writes: never local */
     loc->atomic = 1;
-    ferry_learn_setup(&c, loc, &bt, &one, 1, FERRY_COLL_TWOPHASE, "rule");
+    learn_setup(&c, loc, &bt, &one, 1, FERRY_COLL_TWOPHASE, "rule");
     ferry_learn_worth(&c);
     CHECK(!has(&c, FERRY_COLL_LOCAL, 0));
     loc->atomic = 0;
     /* one rank per node: nothing to merge on a node */
     ferry_nodes each = nodes_of(8, 8);
-    ferry_learn_setup(&c, loc, &bt, &each, 1, FERRY_COLL_TWOPHASE, "rule");
+    learn_setup(&c, loc, &bt, &each, 1, FERRY_COLL_TWOPHASE, "rule");
     ferry_learn_worth(&c);
     CHECK(!has(&c, FERRY_COLL_LOCAL, 0));
     /* IOR's segmented calls: pieces far apart, nothing to try */
     ferry_pattern ior = pat(8, 1, 64 * KiB, 8 * MiB, 64 * KiB);
-    ferry_learn_setup(&c, loc, &ior, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
+    learn_setup(&c, loc, &ior, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
     ferry_learn_worth(&c);
     CHECK(c.nopt == 1);
     /* IOR's 1 MiB transfers side by side: each request already large, nothing to try */
     ferry_pattern ior1m = pat(8, 1, MiB, 8 * MiB, MiB);
-    ferry_learn_setup(&c, loc, &ior1m, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
+    learn_setup(&c, loc, &ior1m, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
     ferry_learn_worth(&c);
     CHECK(c.nopt == 1);
     /* ... below a MiB, side by side, merging is tried */
     ferry_pattern ior256k = pat(8, 1, 256 * KiB, 2 * MiB, 256 * KiB);
-    ferry_learn_setup(&c, loc, &ior256k, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
+    learn_setup(&c, loc, &ior256k, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
     ferry_learn_worth(&c);
     CHECK(c.nopt > 1);
     /* one rank with data: nothing to combine */
     ferry_pattern lone = pat(1, 100, 4 * KiB, 400 * KiB, 400 * KiB);
-    ferry_learn_setup(&c, loc, &lone, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
+    learn_setup(&c, loc, &lone, &one, 1, FERRY_COLL_INDEPENDENT, "rule");
     ferry_learn_worth(&c);
     CHECK(c.nopt == 1);
     /* a network file system: small interleaved pieces are never sent one by one */
     ferry_file *net = file_of(FERRY_FS_CLASS_PARALLEL, 8);
-    ferry_learn_setup(&c, net, &bt, &four, 0, FERRY_COLL_TWOPHASE, "rule");
+    learn_setup(&c, net, &bt, &four, 0, FERRY_COLL_TWOPHASE, "rule");
     ferry_learn_worth(&c);
     CHECK(!has(&c, FERRY_COLL_INDEPENDENT, 0) && has(&c, FERRY_COLL_TWOPHASE, 0));
     CHECK(c.key.write == 0);
     /* large pieces on it are */
     ferry_pattern hacc = pat(8, 9, 206 * KiB, 8 * 9 * 206 * KiB, 8 * 9 * 206 * KiB);
-    ferry_learn_setup(&c, net, &hacc, &four, 0, FERRY_COLL_INDEPENDENT, "rule");
+    learn_setup(&c, net, &hacc, &four, 0, FERRY_COLL_INDEPENDENT, "rule");
     ferry_learn_worth(&c);
     CHECK(has(&c, FERRY_COLL_INDEPENDENT, 0) && has(&c, FERRY_COLL_TWOPHASE, 0));
     /* side by side MiB pieces there too: nothing to try */
-    ferry_learn_setup(&c, net, &ior1m, &four, 0, FERRY_COLL_INDEPENDENT, "rule");
+    learn_setup(&c, net, &ior1m, &four, 0, FERRY_COLL_INDEPENDENT, "rule");
     ferry_learn_worth(&c);
     CHECK(c.nopt == 1);
     free(one.node_of);
@@ -460,7 +470,7 @@ static int ends_with(const char *s, const char *tail)
 }
 
 /* Every reason learning gives reaches the statistics whole, with the
- * longest rule's reason auto gives (strategy/learn.h) and the longest
+ * longest rule's reason auto gives (learn/learner.h) and the longest
  * option names: the reason a call records (a FERRY_REASON_LEN buffer) and
  * the slot's own ends as its sentence ends. */
 static void whole_reasons(void)

@@ -1,7 +1,7 @@
-/* The store of learned choices (core/learned.c): what it accepts and what it
+/* The store of learned choices (learn/store.c): what it accepts and what it
  * skips, that a file that is not a store is never overwritten, where it
  * lives, and that many processes writing one store at once lose nothing. */
-#include "core/learned.h"
+#include "learn/store.h"
 #include "unit/check.h"
 
 #include <errno.h>

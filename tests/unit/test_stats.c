@@ -258,7 +258,7 @@ static void test_learning(void)
 
     /* the table's lines */
     char text[2048];
-    CHECK(ferry_stats_learn_text(&t[1], text, sizeof text) > 0);
+    CHECK(ferry_learn_summary_text(t[1].learn, t[1].learn_agreed, text, sizeof text) > 0);
     CHECK_MSG(strstr(text, "learned for collective writes (4.0 MiB per call in 8192 pieces of 512 B, interleaved, "
                            "8 ranks on 4 nodes):\n") != NULL, "%s", text);
     CHECK_MSG(strstr(text, "first call: local (local: 480 B pieces)") != NULL, "%s", text);
@@ -266,11 +266,11 @@ static void test_learning(void)
                            "twophase cb_nodes=1 8 calls, typically 12.50 ms (best 12.00 ms)") != NULL, "%s", text);
     CHECK(strstr(text, "DISAGREED") == NULL);
     t[1].learn_agreed[1] = 0;
-    ferry_stats_learn_text(&t[1], text, sizeof text);
+    ferry_learn_summary_text(t[1].learn, t[1].learn_agreed, text, sizeof text);
     CHECK(strstr(text, "RANKS DISAGREED") != NULL);
     t[1].learn_agreed[1] = 1;
     /* the record's member, valid JSON with the mount escaped */
-    json_t *learn = ferry_stats_learn_object(&t[1]);
+    json_t *learn = ferry_learn_summary_object(t[1].learn, t[1].learn_agreed);
     char *json = learn ? json_dumps(learn, JSON_COMPACT) : NULL;
     json_decref(learn);
     CHECK(json && strstr(json, "\"coll_write\":{") && !strstr(json, "coll_read"));
@@ -303,7 +303,7 @@ static void test_learning(void)
     /* one call, one trial: counted in the singular */
     l->calls = 1;
     l->trials = 1;
-    ferry_stats_learn_text(&t[1], text, sizeof text);
+    ferry_learn_summary_text(t[1].learn, t[1].learn_agreed, text, sizeof text);
     CHECK_MSG(strstr(text, "    1 call, 1 trial; tried") != NULL, "%s", text);
     r = ferry_report_text(t, names, 3, 8, "ferry 9.9");
     CHECK_MSG(r && strstr(r, "(1 call, 1 trial)") != NULL, "%s", r ? r : "(null)");

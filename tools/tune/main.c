@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #include "ferry.h"
 #include "tune.h"
-#include "core/learned.h"
+#include "learn/store.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -11,7 +11,7 @@
  */
 #define _GNU_SOURCE /* strdup, strtok_r, strcasecmp */
 #include "tune.h"
-#include "core/strategy_desc.h"
+#include "util/strategy_desc.h"
 #include "util/size.h"
 
 #include <ctype.h>

@@ -1,15 +1,15 @@
 /*
  * The store of learned choices, from ferry-tune's side: the same file and
- * the same code (src/core/learned.c) as the library's online learning. A
+ * the same code (src/learn/store.c) as the library's online learning. A
  * search whose best configuration names a collective strategy adds it for
  * the workload's patterns, so the next run of the workload starts there;
  * --show-store lists what the store holds.
  */
 #define _GNU_SOURCE
 #include "tune.h"
-#include "core/learned.h"
-#include "core/learned_option.h"
-#include "core/strategy_desc.h"
+#include "learn/store.h"
+#include "learn/option.h"
+#include "util/strategy_desc.h"
 #include "util/size.h"
 
 #include <stdlib.h>

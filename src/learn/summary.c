@@ -1,14 +1,16 @@
 /*
- * What learning did, as the statistics show it: lines of the FERRY_STATS
+ * What learning did, as the statistics show it (summary.h): lines of the FERRY_STATS
  * table and the "learning" member of the JSON record (docs/hints.md).
  */
 #include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/stats_internal.h"
+#include "learn/summary.h"
+#include "learn/option.h"
 #include "util/json.h"
 #include "util/plural.h"
 #include "util/size.h"
@@ -38,7 +40,7 @@ void ferry_learn_describe(const ferry_learned_key *k, char *buf, size_t cap)
              k->span > k->extent ? "interleaved" : "ranks apart", k->ranks, k->nodes, k->nodes == 1 ? "" : "s");
 }
 
-int ferry_stats_learn_text(const ferry_stats_total *t, char *buf, size_t cap)
+int ferry_learn_summary_text(const ferry_learn_summary learn[2], const int agreed[2], char *buf, size_t cap)
 {
     size_t o = 0;
     buf[0] = '\0';
@@ -50,7 +52,7 @@ int ferry_stats_learn_text(const ferry_stats_total *t, char *buf, size_t cap)
         }                                                                           \
     } while (0)
     for (int d = 1; d >= 0; d--) {
-        const ferry_learn_summary *l = &t->learn[d];
+        const ferry_learn_summary *l = &learn[d];
         if (!l->active)
             continue;
         char pat[160];
@@ -75,7 +77,7 @@ int ferry_stats_learn_text(const ferry_stats_total *t, char *buf, size_t cap)
                 PUT("%s %s not yet", i ? "," : "", l->opt[i].name);
         }
         PUT("\n    chose %s: %s%s\n", l->chosen, l->why,
-            t->learn_agreed[d] ? "" : " (RANKS DISAGREED: a bug, please report it)");
+            agreed[d] ? "" : " (RANKS DISAGREED: a bug, please report it)");
         if (l->patterns > 1)
             PUT("    (%d patterns followed; the one with the most calls is shown)\n", l->patterns);
     }
@@ -105,16 +107,45 @@ static json_t *direction_json(const ferry_learn_summary *l, int agreed, int *ok)
     return j;
 }
 
-json_t *ferry_stats_learn_object(const ferry_stats_total *t)
+json_t *ferry_learn_summary_object(const ferry_learn_summary learn[2], const int agreed[2])
 {
     int ok = 1;
     json_t *all = json_object();
     for (int d = 0; d < 2; d++)
-        if (t->learn[d].active)
-            ferry_json_set(all, dir_kind[d], direction_json(&t->learn[d], t->learn_agreed[d], &ok), &ok);
+        if (learn[d].active)
+            ferry_json_set(all, dir_kind[d], direction_json(&learn[d], agreed[d], &ok), &ok);
     if (!ok) {
         json_decref(all);
         return NULL;
     }
     return all;
+}
+
+static int find_opt(const ferry_learn_summary *l, const char *name)
+{
+    for (int i = 0; i < l->nopt && i < FERRY_LEARN_SHOWN; i++)
+        if (!strcmp(l->opt[i].name, name))
+            return i;
+    return -1;
+}
+
+int ferry_learn_recommend(const ferry_learn_summary *l, int is_write, const char *files, char *buf, size_t cap)
+{
+    int c = find_opt(l, l->chosen), ru = find_opt(l, l->rule);
+    if (c < 0 || ru < 0 || c == ru || !(l->opt[c].typical > 0) || !(l->opt[ru].typical > 0))
+        return 0;
+    double gain = l->opt[ru].typical / l->opt[c].typical;
+    ferry_coll_option chosen;
+    if (gain < FERRY_LEARN_MIN_GAIN || ferry_coll_option_parse(l->chosen, &chosen) != 0)
+        return 0;
+    char hint[96];
+    ferry_coll_option_hint(&chosen, is_write, hint, sizeof hint);
+    int n = snprintf(buf, cap,
+                     "  - %s of %s were %.2fx faster with %s than with %s, auto's rules' choice "
+                     "(typical call %.3g s against %.3g s, %s).\n"
+                     "    ferry's store starts the next run there; to pin it everywhere: FERRY_HINTS=\"%s:%s\"\n",
+                     is_write ? "writes" : "reads", files, gain, l->chosen, l->rule, l->opt[c].typical,
+                     l->opt[ru].typical, l->opt[ru].prior ? "the latter from an earlier run" : "both measured in this run",
+                     files, hint);
+    return n > 0 ? n : 0;
 }

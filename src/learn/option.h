@@ -5,13 +5,13 @@
  * its text forms (the statistics' "twophase cb_nodes=1", the store's
  * "strategy" member, a FERRY_HINTS pair) are written and read here only.
  */
-#ifndef FERRY_CORE_LEARNED_OPTION_H
-#define FERRY_CORE_LEARNED_OPTION_H
+#ifndef FERRY_LEARN_OPTION_H
+#define FERRY_LEARN_OPTION_H
 
-#include "core/learned.h"
+#include "learn/store.h"
 
 typedef struct ferry_coll_option {
-    int strategy;  /* a collective strategy's id (core/strategy_desc.h), never auto */
+    int strategy;  /* a collective strategy's id (util/strategy_desc.h), never auto */
     int cb_nodes;  /* aggregators, for a strategy that takes cb_nodes (0: the file's own) */
 } ferry_coll_option;
 

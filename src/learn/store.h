@@ -11,8 +11,8 @@
  * new file, never a torn one. Anything that is not a store of this version
  * is never overwritten.
  */
-#ifndef FERRY_CORE_LEARNED_H
-#define FERRY_CORE_LEARNED_H
+#ifndef FERRY_LEARN_STORE_H
+#define FERRY_LEARN_STORE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,7 +25,7 @@
 /* One way to run a collective call, as the store spells it: a collective
  * strategy that learning tries (strategy/catalog.c) and, for one that takes
  * cb_nodes, an aggregator count (0: the file's own cb_nodes). The library
- * passes it on as a ferry_coll_option (learned_option.h). */
+ * passes it on as a ferry_coll_option (option.h). */
 typedef struct ferry_learned_option {
     char strategy[16];
     int cb_nodes;

@@ -15,18 +15,19 @@
  * so every rank takes the same option without a word more. Every option is
  * a correct way to move the bytes: a trial costs speed, never data.
  */
-#ifndef FERRY_STRATEGY_LEARN_H
-#define FERRY_STRATEGY_LEARN_H
+#ifndef FERRY_LEARN_LEARNER_H
+#define FERRY_LEARN_LEARNER_H
 
-#include "core/learned_option.h"
-#include "core/nodes.h"
-#include "strategy/pattern.h"
+#include "learn/mode.h"
+#include "learn/option.h"
+#include "learn/remember.h"
+#include "learn/summary.h"
 
 #define FERRY_LEARN_MAX_OPTS 4
 #define FERRY_LEARN_SLOTS 4 /* patterns followed at once, per direction */
 
 typedef struct ferry_learn_opt {
-    ferry_coll_strategy s;
+    int s;               /* a collective strategy's id (util/strategy_desc.h) */
     int cb_nodes;        /* twophase: aggregators for this option (0: the file's own) */
     double best;         /* fastest call, seconds (this run or, with prior, the store's typical) */
     double tail[3];      /* the last three calls, the latest first: what it does now */
@@ -84,18 +85,14 @@ typedef struct ferry_learn_ctx {
     ferry_learn_opt opt[FERRY_LEARN_MAX_OPTS];
     int rule;
     const char *rule_why;
-    /* what the options come from (NULL f: opt[] is given as it is) */
-    const ferry_file *f;
-    const ferry_pattern *p;
-    const ferry_nodes *nodes;
-    ferry_coll_strategy rule_s;
+    /* Works out opt[] and rule (the rules' choice first, then the options
+     * worth a trial here) from `from`, only when a pattern is seen for the
+     * first time: which strategies can run a call is the strategy layer's
+     * to say (strategy/learn_options.c). NULL: opt[] is given as it is. */
+    void (*work_out)(struct ferry_learn_ctx *ctx);
+    const void *from;
 } ferry_learn_ctx;
 
-/* Fills ctx->key from the call's global pattern, and what the options come
- * from: they are worked out (the rules' choice first, then the options
- * worth a trial here) only when a pattern is seen for the first time. Pure. */
-void ferry_learn_setup(ferry_learn_ctx *ctx, const ferry_file *f, const ferry_pattern *p, const ferry_nodes *nodes,
-                       int is_write, ferry_coll_strategy rule, const char *rule_why);
 /* Works out ctx's options now; 1 when there is more than one (tests, and
  * what the options of a pattern are). */
 int ferry_learn_worth(ferry_learn_ctx *ctx);
@@ -129,11 +126,13 @@ void ferry_learn_done(ferry_learner *l, ferry_learn_slot *s, double seconds);
 /* The entry the store should keep for s; 0 when there is nothing new. */
 int ferry_learn_entry(const ferry_learn_slot *s, ferry_learn_mode mode, ferry_learned_entry *e);
 
-/* At close (learn_report.c): what learning did on f, per direction, into
- * its statistics and, for rank 0 to keep, the store's entries. */
-void ferry_learn_report(ferry_file *f, const ferry_learner learn[2]);
+/* At a file's close (close.c): what learning did, per direction, into its
+ * statistics' summaries and, for rank 0 to keep, the store's entries into
+ * r. */
+void ferry_learn_close(const ferry_learner learn[2], ferry_learn_mode mode, ferry_learn_summary out[2],
+                       ferry_remember *r);
 
-/* The option as the library hands it on (core/learned_option.h). */
+/* The option as the library hands it on (option.h). */
 ferry_coll_option ferry_learn_option(const ferry_learn_opt *o);
 /* The option's name as statistics show it ("twophase cb_nodes=1"). */
 void ferry_learn_opt_name(const ferry_learn_opt *o, char *buf, size_t cap);

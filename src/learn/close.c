@@ -3,12 +3,12 @@
  * pattern with the most calls, per direction) and, for rank 0 to keep, the
  * store's entries.
  */
-#include "core/remember.h"
-#include "strategy/learn.h"
+#include "learn/learner.h"
 
 #include <stdio.h>
 
-void ferry_learn_report(ferry_file *f, const ferry_learner learn[2])
+void ferry_learn_close(const ferry_learner learn[2], ferry_learn_mode mode, ferry_learn_summary out[2],
+                       ferry_remember *r)
 {
     for (int d = 0; d < 2; d++) {
         const ferry_learner *l = &learn[d];
@@ -20,12 +20,12 @@ void ferry_learn_report(ferry_file *f, const ferry_learner learn[2])
                 continue;
             used++;
             ferry_learned_entry e;
-            if (ferry_learn_entry(s, f->hints.learn, &e))
-                ferry_remember_note(f, &e);
+            if (ferry_learn_entry(s, mode, &e))
+                ferry_remember_note(r, &e);
             if (!top || s->calls > top->calls)
                 top = s;
         }
-        ferry_learn_summary *m = &f->stats.learn[d];
+        ferry_learn_summary *m = &out[d];
         m->digest = l->digest;
         if (!top)
             continue;

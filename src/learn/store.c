@@ -3,8 +3,8 @@
  * rename for atomic replacement. See learned.h.
  */
 #define _GNU_SOURCE
-#include "core/learned.h"
-#include "core/strategy_desc.h"
+#include "learn/store.h"
+#include "util/strategy_desc.h"
 #include "driver/path.h"
 #include "util/json.h"
 

@@ -2,7 +2,7 @@
  * Lookups over the list of strategies (strategy_desc.h). The list is short
  * and read at open and in statistics, never per byte: a walk is enough.
  */
-#include "core/strategy_desc.h"
+#include "util/strategy_desc.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,9 +11,7 @@
  * open sees what this process's earlier closes learned over the store's
  * entries. A process that ends without MPI_Finalize keeps nothing.
  */
-#include "core/remember.h"
-#include "core/finalize.h"
-#include "core/say.h"
+#include "learn/remember.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -39,15 +37,18 @@ typedef struct pending {
 static pending *pend;
 static int npend;
 
-static void warn_once(const char *path, const char *what, const char *why)
+static void warn_once(ferry_remember_warn *warn, const char *path, const char *what, const char *why)
 {
     pthread_mutex_lock(&lock);
     int first = strcmp(warned, path) != 0;
     if (first)
         snprintf(warned, sizeof warned, "%s", path);
     pthread_mutex_unlock(&lock);
-    if (first)
-        ferry_say(FERRY_WARN, "learned-choices store %s: %s: %s", path, why, what);
+    if (!first || !warn)
+        return;
+    char line[PATH_MAX + 400];
+    snprintf(line, sizeof line, "learned-choices store %s: %s: %s", path, why, what);
+    warn(line);
 }
 
 static int same_file(const struct stat *a, const struct stat *b)
@@ -71,12 +72,18 @@ static pending *pending_of(const char *path)
     return NULL;
 }
 
-/* e, when it is for f's file system and job size, into w: in place of an
- * entry of the same pattern (e is newer: this process learned it after
- * the store was read), else added, the oldest making room. */
-static void offer(ferry_remember_wire *w, const ferry_file *f, const ferry_fs_info *fs, const ferry_learned_entry *e)
+/* What an open asks the store about. */
+typedef struct wanted {
+    const char *fs, *mount;
+    int ranks;
+} wanted;
+
+/* e, when it is for the wanted file system and job size, into w: in place
+ * of an entry of the same pattern (e is newer: this process learned it
+ * after the store was read), else added, the oldest making room. */
+static void offer(ferry_remember_wire *w, const wanted *q, const ferry_learned_entry *e)
 {
-    if (e->key.ranks != f->size || strcmp(e->key.fs, fs->name) || strcmp(e->key.mount, fs->mount))
+    if (e->key.ranks != q->ranks || strcmp(e->key.fs, q->fs) || strcmp(e->key.mount, q->mount))
         return;
     for (int i = 0; i < w->n; i++)
         if (ferry_learned_key_equal(&w->e[i].key, &e->key)) {
@@ -92,13 +99,13 @@ static void offer(ferry_remember_wire *w, const ferry_file *f, const ferry_fs_in
     }
 }
 
-void ferry_remember_load(const ferry_file *f, const ferry_fs_info *fs, ferry_remember_wire *w)
+void ferry_remember_load(const char *path, const char *fs, const char *mount, int ranks, ferry_remember_wire *w,
+                         ferry_remember_warn *warn)
 {
     w->n = 0;
-    char buf[PATH_MAX];
-    const char *path = f->hints.learn == FERRY_LEARN_OFF ? NULL : ferry_learned_path(f->hints.learn_cache, buf, sizeof buf);
     if (!path)
         return;
+    const wanted q = {fs, mount, ranks};
     struct stat st;
     pthread_mutex_lock(&lock);
     if (stat(path, &st) != 0) {
@@ -111,13 +118,13 @@ void ferry_remember_load(const ferry_file *f, const ferry_fs_info *fs, ferry_rem
         int rc = ferry_learned_load(path, &cache.s, why, sizeof why);
         if (rc != FERRY_LEARNED_OK) {
             pthread_mutex_unlock(&lock);
-            warn_once(path, "ignored, and nothing learned is kept there (remove it, or set FERRY_LEARN_CACHE)", why);
+            warn_once(warn, path, "ignored, and nothing learned is kept there (remove it, or set FERRY_LEARN_CACHE)", why);
             return;
         }
         if (cache.s.skipped) {
             pthread_mutex_unlock(&lock);
             snprintf(why, sizeof why, "%d malformed entries", cache.s.skipped);
-            warn_once(path, "those are ignored", why);
+            warn_once(warn, path, "those are ignored", why);
             pthread_mutex_lock(&lock);
         }
         snprintf(cache.path, sizeof cache.path, "%s", path);
@@ -125,36 +132,35 @@ void ferry_remember_load(const ferry_file *f, const ferry_fs_info *fs, ferry_rem
         cache.valid = 1;
     }
     for (int i = 0; i < cache.s.n; i++)
-        offer(w, f, fs, &cache.s.e[i]);
+        offer(w, &q, &cache.s.e[i]);
     const pending *p = pending_of(path);
     for (int i = 0; p && i < p->s.n; i++) {
         ferry_learned_entry e = p->s.e[i];
         snprintf(e.source, sizeof e.source, "%s", FERRY_LEARNED_THIS_JOB); /* what the statistics say */
-        offer(w, f, fs, &e);
+        offer(w, &q, &e);
     }
     pthread_mutex_unlock(&lock);
 }
 
-void ferry_remember_keep(ferry_file *f, const ferry_remember_wire *w)
+void ferry_remember_keep(ferry_remember *r, const ferry_remember_wire *w)
 {
     /* no allocation: what one rank keeps, every rank keeps */
     int n = w->n > 0 && w->n <= FERRY_REMEMBER_MAX ? w->n : 0;
-    memcpy(f->known_e, w->e, (size_t)n * sizeof w->e[0]);
-    f->known.e = f->known_e;
-    f->known.n = n;
-    f->known.cap = 0;
+    memcpy(r->known_e, w->e, (size_t)n * sizeof w->e[0]);
+    r->known.e = r->known_e;
+    r->known.n = n;
+    r->known.cap = 0;
 }
 
-void ferry_remember_note(ferry_file *f, const ferry_learned_entry *e)
+void ferry_remember_note(ferry_remember *r, const ferry_learned_entry *e)
 {
-    if (!f->noted)
-        f->noted = calloc(1, sizeof *f->noted);
-    if (f->noted)
-        ferry_learned_put(f->noted, e);
+    if (!r->noted)
+        r->noted = calloc(1, sizeof *r->noted);
+    if (r->noted)
+        ferry_learned_put(r->noted, e);
 }
 
-/* At MPI_Finalize: each store gets what this process's closes learned. */
-static void save_pending(void)
+void ferry_remember_save(ferry_remember_warn *warn)
 {
     pthread_mutex_lock(&lock);
     pending *p = pend;
@@ -165,15 +171,16 @@ static void save_pending(void)
     for (int i = 0; i < n; i++) {
         char why[200] = "";
         if (p[i].s.n && ferry_learned_save(p[i].path, p[i].s.e, p[i].s.n, why, sizeof why) != 0)
-            warn_once(p[i].path, "what this run learned is not kept", why);
+            warn_once(warn, p[i].path, "what this run learned is not kept", why);
         ferry_learned_free(&p[i].s);
     }
     free(p);
 }
 
-/* Keeps f's entries for save_pending, each merged over what the store
- * had of its pattern (so an open before MPI_Finalize sees them whole). */
-static void keep_pending(const char *path, ferry_learned *noted)
+/* Keeps an open's entries for ferry_remember_save, each merged over what
+ * the store had of its pattern (so an open before MPI_Finalize sees them
+ * whole). 1 when they wait there. */
+static int keep_pending(const char *path, ferry_learned *noted, ferry_remember_warn *warn)
 {
     int64_t now = (int64_t)time(NULL);
     pthread_mutex_lock(&lock);
@@ -182,8 +189,8 @@ static void keep_pending(const char *path, ferry_learned *noted)
         pending *np = realloc(pend, (size_t)(npend + 1) * sizeof *np);
         if (!np) {
             pthread_mutex_unlock(&lock);
-            warn_once(path, "what this run learned is not kept", "out of memory");
-            return;
+            warn_once(warn, path, "what this run learned is not kept", "out of memory");
+            return 0;
         }
         pend = np;
         p = &pend[npend++];
@@ -201,21 +208,17 @@ static void keep_pending(const char *path, ferry_learned *noted)
     }
     pthread_mutex_unlock(&lock);
     if (bad)
-        warn_once(path, "some of what this run learned is not kept", "out of memory");
-    ferry_at_finalize(save_pending);
+        warn_once(warn, path, "some of what this run learned is not kept", "out of memory");
+    return 1;
 }
 
-void ferry_remember_close(ferry_file *f)
+int ferry_remember_close(ferry_remember *r, const char *path, ferry_remember_warn *warn)
 {
-    if (f->rank == 0 && f->noted && f->noted->n) {
-        char buf[PATH_MAX];
-        const char *path = ferry_learned_path(f->hints.learn_cache, buf, sizeof buf);
-        if (path)
-            keep_pending(path, f->noted);
-    }
-    if (f->noted)
-        ferry_learned_free(f->noted);
-    free(f->noted);
-    f->noted = NULL;
-    f->known.n = 0;
+    int kept = path && r->noted && r->noted->n && keep_pending(path, r->noted, warn);
+    if (r->noted)
+        ferry_learned_free(r->noted);
+    free(r->noted);
+    r->noted = NULL;
+    r->known.n = 0;
+    return kept;
 }

@@ -3,10 +3,11 @@
  * strategy layer holds the one list of descriptors (strategy/catalog.c),
  * and everything that names strategies reads it: the hints accept their
  * names, learning tries them, the store of learned choices keeps them,
- * ferry-tune searches them. The core never includes a strategy header; it
- * reaches the list through ferry_strategy_count and ferry_strategy_at, which
- * the strategy layer defines, as it reaches the strategies' entry points
- * through core/strategies.h.
+ * ferry-tune searches them. It sits at the bottom of the tree because every
+ * layer names strategies; the layers below strategy never include a strategy
+ * header and reach the list through ferry_strategy_count and
+ * ferry_strategy_at, which the strategy layer defines (as the core reaches
+ * the strategies' entry points through core/strategies.h).
  *
  * A strategy's id is what the hints hold for it: 0 is auto, and the
  * strategies of one kind are 1, 2, ... in the list's order. The enums of
@@ -15,8 +16,8 @@
  * No MPI here: ferry-tune and the unit tests compile the list without the
  * strategies' code (the descriptors' `code` is NULL there).
  */
-#ifndef FERRY_CORE_STRATEGY_DESC_H
-#define FERRY_CORE_STRATEGY_DESC_H
+#ifndef FERRY_UTIL_STRATEGY_DESC_H
+#define FERRY_UTIL_STRATEGY_DESC_H
 
 #include <stddef.h>
 
@@ -59,7 +60,7 @@ typedef struct ferry_strategy_desc {
 int ferry_strategy_count(void);
 const ferry_strategy_desc *ferry_strategy_at(int i);
 
-/* Lookups over the list (core/strategy_desc.c). */
+/* Lookups over the list (util/strategy_desc.c). */
 /* The id of kind's strategy `name` (case-insensitive; "auto" and "automatic"
  * are 0), or -1. */
 int ferry_strategy_id(ferry_strategy_kind kind, const char *name);

@@ -1,6 +1,6 @@
-/* A learned option's text forms (learned_option.h). */
-#include "core/learned_option.h"
-#include "core/strategy_desc.h"
+/* A learned option's text forms (option.h). */
+#include "learn/option.h"
+#include "util/strategy_desc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
