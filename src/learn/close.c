@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-void ferry_learn_close(const ferry_learner learn[2], ferry_learn_mode mode, ferry_learn_summary out[2],
+void ferry_learn_close(const ferry_learner *learn, ferry_learn_mode mode, ferry_learn_summary *out,
                        ferry_remember *r)
 {
     for (int d = 0; d < 2; d++) {

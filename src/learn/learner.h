@@ -126,10 +126,10 @@ void ferry_learn_done(ferry_learner *l, ferry_learn_slot *s, double seconds);
 /* The entry the store should keep for s; 0 when there is nothing new. */
 int ferry_learn_entry(const ferry_learn_slot *s, ferry_learn_mode mode, ferry_learned_entry *e);
 
-/* At a file's close (close.c): what learning did, per direction, into its
- * statistics' summaries and, for rank 0 to keep, the store's entries into
- * r. */
-void ferry_learn_close(const ferry_learner learn[2], ferry_learn_mode mode, ferry_learn_summary out[2],
+/* At a file's close (close.c): what learning did, per direction (learn[0]
+ * reads, learn[1] writes), into the statistics' summaries out[0..1] and,
+ * for rank 0 to keep, the store's entries into r. */
+void ferry_learn_close(const ferry_learner *learn, ferry_learn_mode mode, ferry_learn_summary *out,
                        ferry_remember *r);
 
 /* The option as the library hands it on (option.h). */

@@ -40,7 +40,7 @@ void ferry_learn_describe(const ferry_learned_key *k, char *buf, size_t cap)
              k->span > k->extent ? "interleaved" : "ranks apart", k->ranks, k->nodes, k->nodes == 1 ? "" : "s");
 }
 
-int ferry_learn_summary_text(const ferry_learn_summary learn[2], const int agreed[2], char *buf, size_t cap)
+int ferry_learn_summary_text(const ferry_learn_summary *learn, const int *agreed, char *buf, size_t cap)
 {
     size_t o = 0;
     buf[0] = '\0';
@@ -107,7 +107,7 @@ static json_t *direction_json(const ferry_learn_summary *l, int agreed, int *ok)
     return j;
 }
 
-json_t *ferry_learn_summary_object(const ferry_learn_summary learn[2], const int agreed[2])
+json_t *ferry_learn_summary_object(const ferry_learn_summary *learn, const int *agreed)
 {
     int ok = 1;
     json_t *all = json_object();

@@ -48,9 +48,9 @@ void ferry_learn_describe(const ferry_learned_key *k, char *buf, size_t cap);
 /* The FERRY_STATS lines of what learning did, reads [0] and writes [1];
  * agreed[d]: every rank made the same decisions (snprintf into buf;
  * returns the length). */
-int ferry_learn_summary_text(const ferry_learn_summary learn[2], const int agreed[2], char *buf, size_t cap);
-/* The record's "learning" object (a jansson value; NULL: no memory). */
-struct json_t *ferry_learn_summary_object(const ferry_learn_summary learn[2], const int agreed[2]);
+int ferry_learn_summary_text(const ferry_learn_summary *learn, const int *agreed, char *buf, size_t cap);
+/* The record's "learning" object, of the same two (a jansson value; NULL: no memory). */
+struct json_t *ferry_learn_summary_object(const ferry_learn_summary *learn, const int *agreed);
 
 /* A recommendation needs at least this speedup over auto's rules, measured. */
 #define FERRY_LEARN_MIN_GAIN 1.1
