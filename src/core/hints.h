@@ -55,7 +55,6 @@ typedef enum {
     FERRY_FWD_ERR_CALL,         /* the default: the write waits for the forwarder, its error is the call's */
 } ferry_fwd_errors;
 
-
 #define FERRY_HINT_STR 256
 
 /* ferry_local_aggregators=all: every rank of a node aggregates. */

@@ -1,6 +1,6 @@
 /*
  * The learned-choices store: JSON through jansson, a lock file for writers,
- * rename for atomic replacement. See learned.h.
+ * rename for atomic replacement. See store.h.
  */
 #define _GNU_SOURCE
 #include "learn/store.h"
