@@ -107,10 +107,6 @@ static void hints_fill(ferry_file *f, MPI_Info info, ferry_hint_warnings *w)
     ferry_hints_apply_env(&f->hints, f->filename, w);
 }
 
-/* Rank 0's facts, once the file exists: what the file system is and
- * allows (its stripe layout is the file's own) and, for MPI_MODE_APPEND,
- * the size. The other ranks take them, so rules built on them agree across
- * ranks by construction. Returns 0 or an errno of the size. */
 static void learn_warn(const char *line) { ferry_say(FERRY_WARN, "%s", line); }
 
 static void learn_save(void) { ferry_remember_save(learn_warn); }
@@ -121,6 +117,10 @@ static const char *learn_store(const ferry_file *f, char *buf, size_t cap)
     return f->hints.learn == FERRY_LEARN_OFF ? NULL : ferry_learned_path(f->hints.learn_cache, buf, cap);
 }
 
+/* Rank 0's facts, once the file exists: what the file system is and
+ * allows (its stripe layout is the file's own) and, for MPI_MODE_APPEND,
+ * the size. The other ranks take them, so rules built on them agree across
+ * ranks by construction. Returns 0 or an errno of the size. */
 static int facts_of(ferry_file *f, ferry_open_facts *x, ferry_remember_wire *known)
 {
     memset(x, 0, sizeof *x);
